@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * FIB stage: bulk longest-prefix match of the whole burst, IPv4 with rte_fib
+ * (DIR24_8) and IPv6 with rte_fib6 (trie). Writes the next-hop id into
+ * w->meta[i].nh and drops packets with no route.
+ */
+#ifndef LF_FIB_H
+#define LF_FIB_H
+
+#include <stdint.h>
+
+#include <rte_fib.h>
+#include <rte_fib6.h>
+
+#include "config.h"
+#include "route.h"
+#include "worker.h"
+
+/** Value the FIB returns when no prefix matches. */
+#define LF_NH_NONE 0x7fffu
+/** Next-hop ids are 0..LF_FIB_MAX_NH-1 (2-byte FIB entries). */
+#define LF_FIB_MAX_NH LF_NH_NONE
+
+/** The lookup structures workers read. */
+struct lf_fib {
+	struct rte_fib *v4;
+	struct rte_fib6 *v6;
+	uint32_t n4;
+	uint32_t n6;
+};
+
+/**
+ * Create the FIBs on socket and install the routes.
+ * @return 0 or -errno with a message in err.
+ */
+int fib_init(struct lf_fib *fib, const struct lf_routes_conf *conf, int socket,
+	     const struct lf_route_table *r4, const struct lf_route_table *r6,
+	     char *err, size_t errlen);
+void fib_free(struct lf_fib *fib);
+
+/** Look up the burst; returns the packets that have a route. */
+uint16_t fib_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
+
+#endif /* LF_FIB_H */

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The application as the control thread sees it: configuration, ports,
+ * pools, tables and workers. Workers never read this structure; they get
+ * what they need copied into their struct worker before launch.
+ */
+#ifndef LANEFWD_H
+#define LANEFWD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <rte_ether.h>
+#include <rte_mempool.h>
+
+#include "config.h"
+#include "fib.h"
+#include "worker.h"
+
+#ifndef LF_VERSION
+#define LF_VERSION "0.0.0"
+#endif
+
+#define LF_MAX_SOCKETS 8
+
+/** A configured port once EAL has probed it. */
+struct lf_port {
+	uint16_t port_id;          /**< ethdev port id. */
+	int socket;                /**< rte_eth_dev_socket_id, may be SOCKET_ID_ANY. */
+	struct rte_ether_addr mac;
+	bool rx_ipv4_cksum;        /**< RX IPv4 checksum offload enabled. */
+	bool started;
+	char driver[32];
+};
+
+struct lf_app {
+	struct lf_config cfg;
+	struct lf_port ports[LF_MAX_PORTS];
+	struct rte_mempool *pools[LF_MAX_SOCKETS];
+	struct lf_fib fib;
+	struct lf_nh *nh_table;
+	uint32_t nh_count;
+	unsigned int n_workers;
+	struct worker *workers[LF_MAX_WORKERS];
+	uint64_t start_tsc;
+	time_t start_time;
+	volatile bool quit;        /* control: writes; workers: read. */
+};
+
+#endif /* LANEFWD_H */

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Parse stage: Ethernet, up to two 802.1Q/802.1ad tags, IPv4 (version, IHL,
+ * total length, header checksum, TTL), IPv6 (payload length, hop limit,
+ * extension headers), then the UDP/TCP/ICMP header. Fills w->meta and drops
+ * what cannot be forwarded, counting the reason.
+ */
+#ifndef LF_PARSE_H
+#define LF_PARSE_H
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "worker.h"
+
+/** Nothing to set up; present so that every stage has the same shape. */
+int parse_init(void);
+void parse_free(void);
+
+/**
+ * Parse one packet into meta.
+ * @return -1 if it goes on, or the enum lf_drop reason to drop it.
+ *         *sw_cksum is set when the IPv4 checksum was verified in software.
+ */
+int parse_packet(struct rte_mbuf *m, struct lf_meta *meta, int *sw_cksum);
+
+/**
+ * Parse a burst, prefetching packet data w->prefetch packets ahead.
+ * @return packets that go on; they are compacted at the front of pkts and
+ *         w->meta.
+ */
+uint16_t parse_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
+
+#endif /* LF_PARSE_H */

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * lanefwd commands on the standard DPDK telemetry socket (read them with
+ * dpdk-telemetry.py -f FILE_PREFIX):
+ *   /lanefwd/info      version, configuration, uptime, ports, workers
+ *   /lanefwd/stats     totals over all workers
+ *   /lanefwd/workers   per worker counters, cycles/packet, burst histogram;
+ *                      with ",LCORE" one worker only
+ * Readers only load the workers' single-writer counters.
+ */
+#ifndef LF_TELEMETRY_H
+#define LF_TELEMETRY_H
+
+#include <stdint.h>
+
+#include "lanefwd.h"
+
+/** Totals over all workers. */
+struct lf_totals {
+	uint64_t rx_pkts;
+	uint64_t tx_pkts;
+	uint64_t busy_cycles;
+	uint64_t idle_cycles;
+	uint64_t drops;
+	uint64_t drop[LF_DROP_COUNT];
+};
+
+/** Register the commands; app must outlive telemetry_free(). */
+int telemetry_init(struct lf_app *app);
+void telemetry_free(void);
+
+/** Snapshot one worker's counters (relaxed loads). */
+void telemetry_worker_snapshot(const struct worker *w, struct lf_worker_stats *out);
+
+/** Add up every worker. */
+void telemetry_totals(const struct lf_app *app, struct lf_totals *t);
+
+#endif /* LF_TELEMETRY_H */

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * TX stage: packets are buffered per output port in the worker's own TX
+ * queue and sent when a full burst is ready, when the worker goes idle, or
+ * when the drain timer expires. What the PMD refuses is freed and counted.
+ */
+#ifndef LF_TX_H
+#define LF_TX_H
+
+#include <stdint.h>
+
+#include "worker.h"
+
+int tx_init(void);
+void tx_free(void);
+
+/** Send the buffer of one port now. */
+void tx_flush(struct worker *w, struct lf_txbuf *b);
+
+/** Queue the burst on the output ports chosen by rewrite; returns n. */
+uint16_t tx_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
+
+#endif /* LF_TX_H */

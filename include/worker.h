@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The per-lcore worker: its queues, scratch arrays for one burst, TX buffers
+ * and counters. One struct worker per lcore, written only by that lcore once
+ * running; the control thread and telemetry only read the stats block.
+ */
+#ifndef LF_WORKER_H
+#define LF_WORKER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_mbuf.h>
+
+#include "config.h"
+
+/** Drop reasons, each defined once: yields the enum and the names. */
+#define LF_DROP_REASONS(X) \
+	X(L2_MALFORMED, "l2_malformed") \
+	X(L3_MALFORMED, "l3_malformed") \
+	X(L4_MALFORMED, "l4_malformed") \
+	X(BAD_CHECKSUM, "bad_checksum") \
+	X(TTL_EXPIRED, "ttl_expired") \
+	X(NO_ROUTE, "no_route") \
+	X(NO_NEXTHOP, "no_nexthop") \
+	X(NON_IP, "non_ip") \
+	X(TX_FULL, "tx_full")
+
+enum lf_drop {
+#define X(e, s) LF_DROP_##e,
+	LF_DROP_REASONS(X)
+#undef X
+	LF_DROP_COUNT
+};
+
+/** Names of the drop reasons, indexed by enum lf_drop. */
+extern const char *const lf_drop_names[LF_DROP_COUNT];
+
+/** Packets-per-poll histogram: 0, 1, 2-3, 4-7, ..., 128-255, 256. */
+#define LF_BURST_HIST_BUCKETS 10
+
+/** Bucket of a poll that returned n packets (n <= 256). */
+static inline unsigned int
+lf_burst_bucket(unsigned int n)
+{
+	return n == 0 ? 0 : 32 - __builtin_clz(n);
+}
+
+/**
+ * Counters of one worker. Single writer (the worker); readers (control
+ * thread, telemetry) load each 64-bit field on its own. The worker updates
+ * them with plain stores, once per burst where it can.
+ */
+struct lf_worker_stats {
+	uint64_t rx_pkts;
+	uint64_t tx_pkts;
+	uint64_t polls;          /**< rx_burst calls, empty ones included. */
+	uint64_t busy_polls;     /**< rx_burst calls that returned packets. */
+	uint64_t busy_cycles;    /**< TSC cycles of loop iterations with packets. */
+	uint64_t idle_cycles;    /**< TSC cycles of empty iterations. */
+	uint64_t ipv4_cksum_sw;  /**< IPv4 headers checked in software. */
+	uint64_t drops[LF_DROP_COUNT];
+	uint64_t burst_hist[LF_BURST_HIST_BUCKETS];
+} __rte_cache_aligned;
+
+/** Single-writer counter update: a plain load and store, never a locked RMW. */
+#define LF_STAT_ADD(field, v) \
+	__atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
+/** Reader side of LF_STAT_ADD. */
+#define LF_STAT_READ(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
+
+/** What parse found out about a packet, carried through later stages. */
+struct lf_meta {
+	uint32_t nh;       /**< Next-hop id, set by the FIB stage. */
+	uint16_t l3_off;   /**< Offset of the IP header. */
+	uint16_t l4_off;   /**< Offset of the L4 header, 0 if none. */
+	uint8_t af;        /**< 4 or 6. */
+	uint8_t l4_proto;  /**< IPPROTO_*, after IPv6 extension headers. */
+	uint16_t out;      /**< Output port index, set by rewrite. */
+};
+
+/** One RX queue a worker polls. */
+struct lf_rxq {
+	uint16_t port_id;  /**< ethdev port id. */
+	uint16_t queue_id;
+	uint16_t port_idx; /**< Index in the configuration. */
+};
+
+/** TX buffer of one worker for one output port (its own TX queue). */
+struct lf_txbuf {
+	uint16_t port_id;
+	uint16_t queue_id;
+	uint16_t n;
+	struct rte_mbuf *pkts[LF_BURST_MAX];
+};
+
+/** A next hop as the rewrite stage reads it: one 16-byte entry. */
+struct lf_nh {
+	struct rte_ether_addr dst;
+	struct rte_ether_addr src;
+	uint16_t out;      /**< Output port index; LF_NH_INVALID if undefined. */
+	uint16_t pad;
+};
+#define LF_NH_INVALID UINT16_MAX
+
+struct lf_fib;
+
+struct worker {
+	/* control: writes before launch; worker: reads. */
+	unsigned int lcore;
+	unsigned int index;
+	int socket;
+	uint16_t burst;
+	uint16_t prefetch;
+	uint64_t drain_tsc;
+	const struct lf_fib *fib;
+	const struct lf_nh *nh_table;
+	uint32_t nh_count;
+	unsigned int n_rxq;
+	struct lf_rxq rxq[LF_MAX_RXQ_PER_WORKER];
+	unsigned int n_tx;
+	const volatile bool *quit;
+
+	/* worker only: per-burst scratch. */
+	struct lf_meta meta[LF_BURST_MAX];
+	uint32_t ip4[LF_BURST_MAX];
+	uint8_t ip6[LF_BURST_MAX][16];
+	uint64_t nh4[LF_BURST_MAX];
+	uint64_t nh6[LF_BURST_MAX];
+	uint16_t idx4[LF_BURST_MAX];
+	uint16_t idx6[LF_BURST_MAX];
+	uint16_t n_dropped;
+	struct rte_mbuf *dropped[LF_BURST_MAX];
+	uint64_t last_drain;
+
+	/* worker only: one TX buffer per output port, indexed by port index. */
+	struct lf_txbuf tx[LF_MAX_PORTS];
+
+	/* worker: writes; control and telemetry: read. */
+	struct lf_worker_stats stats;
+} __rte_cache_aligned;
+
+/** Count a drop and queue the mbuf to be freed at the end of the burst. */
+static inline void
+lf_drop(struct worker *w, struct rte_mbuf *m, enum lf_drop reason)
+{
+	LF_STAT_ADD(w->stats.drops[reason], 1);
+	w->dropped[w->n_dropped++] = m;
+}
+
+/** Free what the stages dropped during this burst. */
+static inline void
+lf_drops_flush(struct worker *w)
+{
+	if (w->n_dropped != 0) {
+		rte_pktmbuf_free_bulk(w->dropped, w->n_dropped);
+		w->n_dropped = 0;
+	}
+}
+
+/** Run the pipeline over one received burst. */
+void worker_process_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
+
+/** Send every buffered packet now. */
+void worker_flush_tx(struct worker *w);
+
+/** lcore entry point: the run-to-completion loop. arg is a struct worker. */
+int worker_main(void *arg);
+
+#endif /* LF_WORKER_H */

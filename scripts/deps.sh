@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Install what lanefwd needs to build, test and benchmark on Debian 12.
+# Idempotent: installs only what is missing. Run as root.
+set -euo pipefail
+
+PKGS=(
+	build-essential pkg-config meson ninja-build
+	dpdk dpdk-dev dpdk-doc libnuma-dev libbpf-dev libxdp-dev libpcap-dev
+	libcmocka-dev
+	python3 python3-scapy tshark
+	iproute2 iputils-ping iperf3 ethtool procps
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+if [ "${#missing[@]}" -ne 0 ]; then
+	echo "deps: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	# tshark asks whether non-root users may capture; answer no.
+	echo "wireshark-common wireshark-common/install-setuid boolean false" |
+		debconf-set-selections
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,1098 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Configuration loader. The file is parsed by rte_cfgfile; a line scan before
+ * it catches what rte_cfgfile silently skips (lines that are neither a section
+ * nor key = value, duplicate sections and keys) and remembers the line of every
+ * key so that each error can name file, line, section, key and value.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cfgfile.h>
+#include <rte_common.h>
+#include <rte_string_fns.h>
+
+#include "config.h"
+
+#define COMMENT_CHAR '#'
+
+/* Where each section and key was found: filled by the line scan. */
+struct key_line {
+	char section[CFG_NAME_LEN];
+	char key[CFG_NAME_LEN];
+	int line;
+};
+
+struct ctx {
+	const char *path;
+	char *err;
+	size_t errlen;
+	struct key_line *lines;
+	unsigned int n_lines;
+	const char *section;     /* Section being read. */
+	int section_line;
+};
+
+static int __rte_format_printf(2, 3)
+fail(struct ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	int off;
+
+	off = snprintf(c->err, c->errlen, "%s: ", c->path);
+	if (off < 0 || (size_t)off >= c->errlen)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(c->err + off, c->errlen - off, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int
+key_lineno(const struct ctx *c, const char *section, const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->n_lines; i++)
+		if (strcmp(c->lines[i].section, section) == 0 &&
+		    strcmp(c->lines[i].key, key) == 0)
+			return c->lines[i].line;
+	return 0;
+}
+
+/* Error about one key: "FILE:LINE: [section] key = 'value': WHAT". */
+static int __rte_format_printf(4, 5)
+key_fail(struct ctx *c, const char *key, const char *value, const char *fmt, ...)
+{
+	char what[LF_ERR_LEN / 2];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(c->err, c->errlen, "%s:%d: [%s] %s = '%s': %s", c->path,
+		 key_lineno(c, c->section, key), c->section, key, value, what);
+	return -EINVAL;
+}
+
+static int __rte_format_printf(2, 3)
+section_fail(struct ctx *c, const char *fmt, ...)
+{
+	char what[LF_ERR_LEN / 2];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(c->err, c->errlen, "%s:%d: [%s]: %s", c->path,
+		 c->section_line, c->section, what);
+	return -EINVAL;
+}
+
+static char *
+strip(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/*
+ * Line scan: syntax that rte_cfgfile would drop or accept silently becomes an
+ * error with a line number.
+ */
+static int
+prescan(struct ctx *c)
+{
+	char buf[CFG_NAME_LEN + CFG_VALUE_LEN + 4];
+	char section[CFG_NAME_LEN] = "";
+	unsigned int cap = 0;
+	int lineno = 0;
+	FILE *f;
+	int ret = 0;
+
+	f = fopen(c->path, "r");
+	if (f == NULL)
+		return fail(c, "cannot open: %s", strerror(errno)), -errno;
+
+	while (fgets(buf, sizeof(buf), f) != NULL) {
+		size_t len = strlen(buf);
+		char *s, *hash, *eq, *key, *val;
+		unsigned int i;
+
+		lineno++;
+		if (len == sizeof(buf) - 1 && buf[len - 1] != '\n' && !feof(f)) {
+			ret = fail(c, "line %d: longer than %zu characters", lineno,
+				   sizeof(buf) - 2);
+			break;
+		}
+		hash = strchr(buf, COMMENT_CHAR);
+		if (hash != NULL)
+			*hash = '\0';
+		s = strip(buf);
+		if (*s == '\0')
+			continue;
+		if (*s == '[') {
+			char *end = strchr(s, ']');
+
+			if (end == NULL || strip(end + 1)[0] != '\0') {
+				ret = fail(c, "line %d: '%s': a section header is [name]",
+					   lineno, s);
+				break;
+			}
+			*end = '\0';
+			s = strip(s + 1);
+			if (*s == '\0' || strlen(s) >= CFG_NAME_LEN) {
+				ret = fail(c, "line %d: section name must be 1 to %d characters",
+					   lineno, CFG_NAME_LEN - 1);
+				break;
+			}
+			for (i = 0; i < c->n_lines; i++)
+				if (c->lines[i].key[0] == '\0' &&
+				    strcmp(c->lines[i].section, s) == 0)
+					break;
+			if (i < c->n_lines) {
+				ret = fail(c, "line %d: section [%s] already defined at line %d",
+					   lineno, s, c->lines[i].line);
+				break;
+			}
+			strlcpy(section, s, sizeof(section));
+			key = (char *)"";
+			val = NULL;
+		} else {
+			eq = strchr(s, '=');
+			if (eq == NULL) {
+				ret = fail(c, "line %d: '%s': expected [section] or key = value",
+					   lineno, s);
+				break;
+			}
+			if (section[0] == '\0') {
+				ret = fail(c, "line %d: '%s': key outside of any [section]",
+					   lineno, s);
+				break;
+			}
+			*eq = '\0';
+			key = strip(s);
+			val = strip(eq + 1);
+			if (*key == '\0') {
+				ret = fail(c, "line %d: [%s]: empty key", lineno, section);
+				break;
+			}
+			if (strlen(key) >= CFG_NAME_LEN || strlen(val) >= CFG_VALUE_LEN) {
+				ret = fail(c, "line %d: [%s] %s: key longer than %d or value longer than %d characters",
+					   lineno, section, key, CFG_NAME_LEN - 1,
+					   CFG_VALUE_LEN - 1);
+				break;
+			}
+			if (*val == '\0') {
+				ret = fail(c, "line %d: [%s] %s: empty value", lineno,
+					   section, key);
+				break;
+			}
+			for (i = 0; i < c->n_lines; i++)
+				if (strcmp(c->lines[i].section, section) == 0 &&
+				    strcmp(c->lines[i].key, key) == 0)
+					break;
+			if (i < c->n_lines) {
+				ret = fail(c, "line %d: [%s] %s: key already set at line %d",
+					   lineno, section, key, c->lines[i].line);
+				break;
+			}
+		}
+		if (c->n_lines == cap) {
+			struct key_line *n;
+
+			cap = cap ? cap * 2 : 64;
+			n = realloc(c->lines, cap * sizeof(*n));
+			if (n == NULL) {
+				ret = fail(c, "out of memory");
+				break;
+			}
+			c->lines = n;
+		}
+		strlcpy(c->lines[c->n_lines].section, section, CFG_NAME_LEN);
+		strlcpy(c->lines[c->n_lines].key, key, CFG_NAME_LEN);
+		c->lines[c->n_lines].line = lineno;
+		c->n_lines++;
+	}
+	if (ret == 0 && ferror(f))
+		ret = fail(c, "read error: %s", strerror(errno));
+	fclose(f);
+	return ret;
+}
+
+/* Value parsers: they only say whether the text is valid. */
+static int
+parse_u64(const char *v, uint64_t *out)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)v[0]))
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(v, &end, 0);
+	if (errno != 0 || *end != '\0')
+		return -EINVAL;
+	return 0;
+}
+
+static int
+parse_bool(const char *v, bool *out)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(yes); i++) {
+		if (strcasecmp(v, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcasecmp(v, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int
+parse_mac(const char *v, struct rte_ether_addr *mac)
+{
+	unsigned int b[RTE_ETHER_ADDR_LEN];
+	char tail;
+	int i;
+
+	if (strlen(v) != 17 ||
+	    sscanf(v, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
+		   &b[4], &b[5], &tail) != 6)
+		return -EINVAL;
+	for (i = 0; i < RTE_ETHER_ADDR_LEN; i++) {
+		if (!isxdigit((unsigned char)v[i * 3]) ||
+		    !isxdigit((unsigned char)v[i * 3 + 1]))
+			return -EINVAL;
+		mac->addr_bytes[i] = b[i];
+	}
+	return 0;
+}
+
+/* Table-driven keys: one definition per key, with its range and help. */
+enum key_type { KT_UINT, KT_BOOL, KT_STR, KT_MAC, KT_PATH, KT_SPECIAL };
+
+struct key_def {
+	const char *key;
+	enum key_type type;
+	size_t off;
+	size_t size;
+	uint64_t min;
+	uint64_t max;
+	const char *help;
+};
+
+#define FSIZE(st, f) sizeof(((struct st *)0)->f)
+#define K_UINT(st, k, f, lo, hi, h) \
+	{ k, KT_UINT, offsetof(struct st, f), FSIZE(st, f), lo, hi, h }
+#define K_BOOL(st, k, f, h) \
+	{ k, KT_BOOL, offsetof(struct st, f), FSIZE(st, f), 0, 0, h }
+#define K_STR(st, k, f, h) \
+	{ k, KT_STR, offsetof(struct st, f), FSIZE(st, f), 0, 0, h }
+#define K_PATH(st, k, f, h) \
+	{ k, KT_PATH, offsetof(struct st, f), FSIZE(st, f), 0, 0, h }
+#define K_SPECIAL(k, h) { k, KT_SPECIAL, 0, 0, 0, 0, h }
+
+static const struct key_def eal_keys[] = {
+	K_UINT(lf_eal_conf, "main_lcore", main_lcore, 0, LF_MAX_LCORE - 1,
+	       "an lcore id from 0 to 127"),
+	K_STR(lf_eal_conf, "file_prefix", file_prefix,
+	      "letters, digits, '-' and '_' (EAL --file-prefix)"),
+	K_UINT(lf_eal_conf, "memory", memory_mb, 0, 1 << 20,
+	       "MiB of memory for EAL (-m), 0 for EAL's default"),
+	K_BOOL(lf_eal_conf, "huge", huge, "yes or no (no adds --no-huge)"),
+	K_BOOL(lf_eal_conf, "in_memory", in_memory, "yes or no (--in-memory)"),
+	K_BOOL(lf_eal_conf, "telemetry", telemetry, "yes or no"),
+	K_STR(lf_eal_conf, "iova_mode", iova_mode, "va or pa"),
+	K_STR(lf_eal_conf, "log_level", log_level, "an EAL --log-level value"),
+	K_STR(lf_eal_conf, "extra", extra, "extra EAL arguments separated by spaces"),
+};
+
+static const struct key_def pipeline_keys[] = {
+	K_UINT(lf_pipeline_conf, "burst", burst, 1, LF_BURST_MAX,
+	       "packets per RX burst, 1 to 256"),
+	K_UINT(lf_pipeline_conf, "prefetch_distance", prefetch_distance, 0,
+	       LF_PREFETCH_MAX, "packets to prefetch ahead, 0 (off) to 32"),
+	K_UINT(lf_pipeline_conf, "tx_drain_us", tx_drain_us, 0, 1000000,
+	       "microseconds a partial TX burst may wait, 0 to 1000000"),
+	K_UINT(lf_pipeline_conf, "mbufs", mbufs, 0, 16 << 20,
+	       "mbufs per NUMA socket, 0 to size automatically, at most 16777216"),
+	K_UINT(lf_pipeline_conf, "mbuf_cache", mbuf_cache, 0, 512,
+	       "per-lcore mbuf cache, 0 to 512"),
+};
+
+static const struct key_def routes_keys[] = {
+	K_PATH(lf_routes_conf, "ipv4", ipv4, "a route file: 'prefix/len nexthop' per line"),
+	K_PATH(lf_routes_conf, "ipv6", ipv6, "a route file: 'prefix/len nexthop' per line"),
+	K_UINT(lf_routes_conf, "ipv4_max_routes", ipv4_max_routes, 1, 1 << 26,
+	       "1 to 67108864"),
+	K_UINT(lf_routes_conf, "ipv4_tbl8", ipv4_tbl8, 1, 1 << 24, "1 to 16777216"),
+	K_UINT(lf_routes_conf, "ipv6_max_routes", ipv6_max_routes, 1, 1 << 26,
+	       "1 to 67108864"),
+	K_UINT(lf_routes_conf, "ipv6_tbl8", ipv6_tbl8, 1, 1 << 24, "1 to 16777216"),
+};
+
+static const struct key_def port_keys[] = {
+	K_SPECIAL("pci", "a PCI address in the form 0000:3b:00.0"),
+	K_SPECIAL("vdev", "vdev devargs such as net_af_xdp0,iface=veth0"),
+	K_UINT(lf_port_conf, "rx_queues", rx_queues, 1, LF_MAX_QUEUES,
+	       "1 to 64, each polled by exactly one worker"),
+	K_UINT(lf_port_conf, "rx_desc", rx_desc, 64, 32768,
+	       "RX ring size, a power of two from 64 to 32768"),
+	K_UINT(lf_port_conf, "tx_desc", tx_desc, 64, 32768,
+	       "TX ring size, a power of two from 64 to 32768"),
+	K_UINT(lf_port_conf, "mtu", mtu, 68, 9600, "68 to 9600"),
+	K_SPECIAL("mac", "a MAC address such as 02:00:00:00:00:01"),
+	K_BOOL(lf_port_conf, "promiscuous", promiscuous, "yes or no"),
+};
+
+static const struct key_def worker_keys[] = {
+	K_SPECIAL("rx", "space-separated PORT:QUEUE pairs, e.g. 'p0:0 p1:0'"),
+};
+
+static const struct key_def nexthop_keys[] = {
+	K_SPECIAL("port", "the name of a [port NAME] section"),
+	K_SPECIAL("mac", "the next hop's MAC address, e.g. 02:00:00:00:00:02"),
+	K_SPECIAL("src_mac", "source MAC to write, default the port's MAC"),
+};
+
+static void
+allowed_keys(const struct key_def *defs, unsigned int n, char *buf, size_t len)
+{
+	unsigned int i;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+				defs[i].key);
+}
+
+static int
+file_readable(const char *path)
+{
+	return access(path, R_OK) == 0 ? 0 : -errno;
+}
+
+/*
+ * Set one table-driven key. Special keys are left to the section's own
+ * handler; return 1 for them.
+ */
+static int
+set_key(struct ctx *c, const struct key_def *defs, unsigned int n_defs,
+	void *obj, const char *key, const char *val)
+{
+	const struct key_def *d = NULL;
+	char allowed[256];
+	unsigned int i;
+	uint64_t u;
+	bool b;
+
+	for (i = 0; i < n_defs; i++)
+		if (strcmp(defs[i].key, key) == 0)
+			d = &defs[i];
+	if (d == NULL) {
+		allowed_keys(defs, n_defs, allowed, sizeof(allowed));
+		return key_fail(c, key, val, "unknown key; allowed keys: %s", allowed);
+	}
+
+	switch (d->type) {
+	case KT_UINT:
+		if (parse_u64(val, &u) != 0 || u < d->min || u > d->max)
+			return key_fail(c, key, val, "expected %s", d->help);
+		if (d->size == sizeof(uint16_t))
+			*(uint16_t *)((char *)obj + d->off) = u;
+		else if (d->size == sizeof(uint32_t))
+			*(uint32_t *)((char *)obj + d->off) = u;
+		else
+			*(uint64_t *)((char *)obj + d->off) = u;
+		return 0;
+	case KT_BOOL:
+		if (parse_bool(val, &b) != 0)
+			return key_fail(c, key, val, "expected %s", d->help);
+		*(bool *)((char *)obj + d->off) = b;
+		return 0;
+	case KT_STR:
+		if (strlen(val) >= d->size)
+			return key_fail(c, key, val, "longer than %zu characters",
+					d->size - 1);
+		strlcpy((char *)obj + d->off, val, d->size);
+		return 0;
+	case KT_PATH: {
+		char full[PATH_MAX];
+		char dir[PATH_MAX];
+
+		if (val[0] == '/') {
+			strlcpy(full, val, sizeof(full));
+		} else {
+			strlcpy(dir, c->path, sizeof(dir));
+			snprintf(full, sizeof(full), "%s/%s", dirname(dir), val);
+		}
+		if (strlen(full) >= d->size)
+			return key_fail(c, key, val, "path longer than %zu characters",
+					d->size - 1);
+		if (file_readable(full) != 0)
+			return key_fail(c, key, val, "cannot read %s: %s", full,
+					strerror(errno));
+		strlcpy((char *)obj + d->off, full, d->size);
+		return 0;
+	}
+	case KT_MAC:
+	case KT_SPECIAL:
+		return 1;
+	}
+	return 1;
+}
+
+/* Section name "kind NAME": return NAME, or NULL if the kind differs. */
+static const char *
+section_arg(const char *section, const char *kind)
+{
+	size_t n = strlen(kind);
+
+	if (strncmp(section, kind, n) != 0 || !isspace((unsigned char)section[n]))
+		return NULL;
+	section += n;
+	while (isspace((unsigned char)*section))
+		section++;
+	return section;
+}
+
+static bool
+valid_ident(const char *s)
+{
+	if (*s == '\0')
+		return false;
+	for (; *s != '\0'; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+static bool
+is_pow2(uint32_t v)
+{
+	return v != 0 && (v & (v - 1)) == 0;
+}
+
+static int
+valid_pci(const char *v)
+{
+	unsigned int dom, bus, dev, fn;
+	char tail;
+
+	if (sscanf(v, "%4x:%2x:%2x.%1x%c", &dom, &bus, &dev, &fn, &tail) != 4 ||
+	    strlen(v) != 12 || dev > 31 || fn > 7)
+		return -EINVAL;
+	return 0;
+}
+
+static int
+load_port(struct ctx *c, struct lf_config *cfg, const char *name,
+	  struct rte_cfgfile_entry *e, int n)
+{
+	struct lf_port_conf *p;
+	unsigned int i;
+	int k, ret;
+
+	if (!valid_ident(name) || strlen(name) >= LF_NAME_LEN)
+		return section_fail(c, "port name must be 1 to %d letters, digits or '_'",
+				    LF_NAME_LEN - 1);
+	for (i = 0; i < cfg->n_ports; i++)
+		if (strcmp(cfg->ports[i].name, name) == 0)
+			return section_fail(c, "port '%s' defined twice", name);
+	if (cfg->n_ports == LF_MAX_PORTS)
+		return section_fail(c, "more than %d ports", LF_MAX_PORTS);
+
+	p = &cfg->ports[cfg->n_ports];
+	memset(p, 0, sizeof(*p));
+	strlcpy(p->name, name, sizeof(p->name));
+	p->rx_desc = 1024;
+	p->tx_desc = 1024;
+	p->mtu = 1500;
+	p->promiscuous = true;
+
+	for (k = 0; k < n; k++) {
+		const char *key = e[k].name, *val = e[k].value;
+
+		ret = set_key(c, port_keys, RTE_DIM(port_keys), p, key, val);
+		if (ret < 0)
+			return ret;
+		if (ret == 0) {
+			if ((strcmp(key, "rx_desc") == 0 && !is_pow2(p->rx_desc)) ||
+			    (strcmp(key, "tx_desc") == 0 && !is_pow2(p->tx_desc)))
+				return key_fail(c, key, val,
+						"expected a power of two from 64 to 32768");
+			continue;
+		}
+		if (strcmp(key, "pci") == 0 || strcmp(key, "vdev") == 0) {
+			if (p->devargs[0] != '\0')
+				return key_fail(c, key, val,
+						"a port has either pci or vdev, not both");
+			if (strlen(val) >= sizeof(p->devargs))
+				return key_fail(c, key, val, "too long");
+			if (strcmp(key, "pci") == 0) {
+				if (valid_pci(val) != 0)
+					return key_fail(c, key, val,
+							"expected a PCI address in the form 0000:3b:00.0");
+				p->is_pci = true;
+				strlcpy(p->devname, val, sizeof(p->devname));
+			} else {
+				size_t dl = strcspn(val, ",");
+
+				if (strncmp(val, "net_", 4) != 0 || dl <= 4)
+					return key_fail(c, key, val,
+							"expected vdev devargs starting with a driver name such as net_af_xdp0,iface=veth0");
+				memcpy(p->devname, val, dl);
+				p->devname[dl] = '\0';
+			}
+			strlcpy(p->devargs, val, sizeof(p->devargs));
+		} else if (strcmp(key, "mac") == 0) {
+			if (parse_mac(val, &p->mac) != 0)
+				return key_fail(c, key, val,
+						"expected a MAC address such as 02:00:00:00:00:01");
+			if (!rte_is_valid_assigned_ether_addr(&p->mac))
+				return key_fail(c, key, val,
+						"expected a unicast, non-zero MAC address");
+			p->has_mac = true;
+		}
+	}
+	if (p->devargs[0] == '\0')
+		return section_fail(c, "missing key 'pci' or 'vdev'");
+	for (i = 0; i < cfg->n_ports; i++)
+		if (strcmp(cfg->ports[i].devname, p->devname) == 0)
+			return section_fail(c, "device '%s' is already used by [port %s]",
+					    p->devname, cfg->ports[i].name);
+	cfg->n_ports++;
+	return 0;
+}
+
+static int
+parse_lcore_id(const char *s, unsigned int *out)
+{
+	uint64_t u;
+
+	if (parse_u64(s, &u) != 0 || u >= LF_MAX_LCORE)
+		return -EINVAL;
+	*out = u;
+	return 0;
+}
+
+static int
+load_worker(struct ctx *c, struct lf_config *cfg, const char *arg,
+	    struct rte_cfgfile_entry *e, int n)
+{
+	struct lf_worker_conf *w;
+	unsigned int lcore, i;
+	int k, ret;
+
+	if (parse_lcore_id(arg, &lcore) != 0)
+		return section_fail(c, "worker name must be its lcore id, 0 to %d",
+				    LF_MAX_LCORE - 1);
+	for (i = 0; i < cfg->n_workers; i++)
+		if (cfg->workers[i].lcore == lcore)
+			return section_fail(c, "lcore %u has two [worker] sections", lcore);
+	if (cfg->n_workers == LF_MAX_WORKERS)
+		return section_fail(c, "more than %d workers", LF_MAX_WORKERS);
+
+	w = &cfg->workers[cfg->n_workers];
+	memset(w, 0, sizeof(*w));
+	w->lcore = lcore;
+
+	for (k = 0; k < n; k++) {
+		char buf[CFG_VALUE_LEN];
+		char *tok, *save = NULL;
+		const char *key = e[k].name, *val = e[k].value;
+
+		ret = set_key(c, worker_keys, RTE_DIM(worker_keys), w, key, val);
+		if (ret <= 0)
+			return ret;
+		/* rx = PORT:QUEUE [PORT:QUEUE ...] */
+		strlcpy(buf, val, sizeof(buf));
+		for (tok = strtok_r(buf, " \t,", &save); tok != NULL;
+		     tok = strtok_r(NULL, " \t,", &save)) {
+			char *colon = strrchr(tok, ':');
+			uint64_t q;
+			int port;
+
+			if (colon == NULL)
+				return key_fail(c, key, val, "'%s' is not PORT:QUEUE", tok);
+			*colon = '\0';
+			port = config_port_index(cfg, tok);
+			if (port < 0)
+				return key_fail(c, key, val,
+						"no [port %s] section (ports must be defined before workers)",
+						tok);
+			if (parse_u64(colon + 1, &q) != 0 || q >= LF_MAX_QUEUES)
+				return key_fail(c, key, val, "queue '%s' of port %s: expected 0 to %d",
+						colon + 1, tok, LF_MAX_QUEUES - 1);
+			if (w->n_rxq == LF_MAX_RXQ_PER_WORKER)
+				return key_fail(c, key, val, "more than %d queues for one worker",
+						LF_MAX_RXQ_PER_WORKER);
+			w->rxq[w->n_rxq].port = port;
+			w->rxq[w->n_rxq].queue = q;
+			w->n_rxq++;
+		}
+	}
+	if (w->n_rxq == 0)
+		return section_fail(c, "missing key 'rx' (PORT:QUEUE pairs this worker polls)");
+	cfg->n_workers++;
+	return 0;
+}
+
+static int
+load_nexthop(struct ctx *c, struct lf_config *cfg, const char *arg,
+	     struct rte_cfgfile_entry *e, int n, unsigned int cap)
+{
+	struct lf_nexthop_conf *nh;
+	bool has_port = false, has_mac = false;
+	uint64_t id;
+	unsigned int i;
+	int k, ret;
+
+	if (parse_u64(arg, &id) != 0 || id >= LF_MAX_NEXTHOPS)
+		return section_fail(c, "next-hop id must be 0 to %d", LF_MAX_NEXTHOPS - 1);
+	for (i = 0; i < cfg->n_nexthops; i++)
+		if (cfg->nexthops[i].id == id)
+			return section_fail(c, "next hop %" PRIu64 " defined twice", id);
+	RTE_VERIFY(cfg->n_nexthops < cap);
+
+	nh = &cfg->nexthops[cfg->n_nexthops];
+	memset(nh, 0, sizeof(*nh));
+	nh->id = id;
+	for (k = 0; k < n; k++) {
+		const char *key = e[k].name, *val = e[k].value;
+		int port;
+
+		ret = set_key(c, nexthop_keys, RTE_DIM(nexthop_keys), nh, key, val);
+		if (ret <= 0)
+			return ret;
+		if (strcmp(key, "port") == 0) {
+			port = config_port_index(cfg, val);
+			if (port < 0)
+				return key_fail(c, key, val, "no [port %s] section", val);
+			nh->port = port;
+			has_port = true;
+		} else {
+			struct rte_ether_addr *mac = strcmp(key, "mac") == 0 ?
+				&nh->dst_mac : &nh->src_mac;
+
+			if (parse_mac(val, mac) != 0)
+				return key_fail(c, key, val,
+						"expected a MAC address such as 02:00:00:00:00:02");
+			if (mac == &nh->dst_mac) {
+				has_mac = true;
+			} else {
+				if (!rte_is_valid_assigned_ether_addr(mac))
+					return key_fail(c, key, val,
+							"expected a unicast, non-zero MAC address");
+				nh->has_src_mac = true;
+			}
+		}
+	}
+	if (!has_port)
+		return section_fail(c, "missing key 'port'");
+	if (!has_mac)
+		return section_fail(c, "missing key 'mac'");
+	cfg->n_nexthops++;
+	return 0;
+}
+
+/* Checks that span sections: queue ownership, lcores, counts. */
+static int
+cross_check(struct ctx *c, struct lf_config *cfg)
+{
+	unsigned int p, i, j, k;
+
+	if (cfg->n_ports == 0)
+		return fail(c, "no [port NAME] section: at least one port is needed");
+	if (cfg->n_workers == 0)
+		return fail(c, "no [worker LCORE] section: at least one worker is needed");
+
+	for (i = 0; i < cfg->n_workers; i++) {
+		if (cfg->workers[i].lcore == cfg->eal.main_lcore) {
+			c->section = "eal";
+			return key_fail(c, "main_lcore", "", "lcore %u is also a worker; the main lcore runs the control thread",
+					cfg->eal.main_lcore);
+		}
+	}
+
+	for (p = 0; p < cfg->n_ports; p++) {
+		struct lf_port_conf *port = &cfg->ports[p];
+		uint8_t owner[LF_MAX_QUEUES];
+		unsigned int nq = 0;
+
+		memset(owner, 0, sizeof(owner));
+		for (i = 0; i < cfg->n_workers; i++) {
+			struct lf_worker_conf *w = &cfg->workers[i];
+
+			for (k = 0; k < w->n_rxq; k++) {
+				unsigned int q = w->rxq[k].queue;
+
+				if (w->rxq[k].port != p)
+					continue;
+				if (owner[q] != 0) {
+					return fail(c, "queue %u of port %s is polled by worker %u and worker %u; each RX queue has exactly one owner",
+						    q, port->name,
+						    cfg->workers[owner[q] - 1].lcore, w->lcore);
+				}
+				owner[q] = i + 1;
+				if (q + 1 > nq)
+					nq = q + 1;
+			}
+		}
+		if (port->rx_queues == 0)
+			port->rx_queues = nq ? nq : 1;
+		for (j = 0; j < LF_MAX_QUEUES; j++) {
+			if (j >= port->rx_queues && owner[j] != 0)
+				return fail(c, "[port %s] has rx_queues = %u but a worker polls queue %u",
+					    port->name, port->rx_queues, j);
+			if (j < port->rx_queues && owner[j] == 0 && nq != 0)
+				return fail(c, "queue %u of port %s is polled by no worker; its packets would be lost",
+					    j, port->name);
+		}
+		port->tx_queues = cfg->n_workers;
+	}
+	return 0;
+}
+
+static void
+set_defaults(struct lf_config *cfg)
+{
+	cfg->eal.main_lcore = 0;
+	strlcpy(cfg->eal.file_prefix, "lanefwd", sizeof(cfg->eal.file_prefix));
+	cfg->eal.huge = true;
+	cfg->eal.telemetry = true;
+	cfg->pipeline.burst = 32;
+	cfg->pipeline.prefetch_distance = 4;
+	cfg->pipeline.tx_drain_us = 100;
+	cfg->pipeline.mbufs = 0;
+	cfg->pipeline.mbuf_cache = 256;
+	cfg->routes.ipv4_max_routes = 1 << 20;
+	cfg->routes.ipv4_tbl8 = 1 << 16;
+	cfg->routes.ipv6_max_routes = 1 << 18;
+	cfg->routes.ipv6_tbl8 = 1 << 16;
+}
+
+static int
+check_eal(struct ctx *c, const struct lf_config *cfg)
+{
+	const char *s;
+
+	c->section = "eal";
+	for (s = cfg->eal.file_prefix; *s != '\0'; s++)
+		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_')
+			return key_fail(c, "file_prefix", cfg->eal.file_prefix,
+					"expected letters, digits, '-' and '_'");
+	if (cfg->eal.iova_mode[0] != '\0' && strcmp(cfg->eal.iova_mode, "va") != 0 &&
+	    strcmp(cfg->eal.iova_mode, "pa") != 0)
+		return key_fail(c, "iova_mode", cfg->eal.iova_mode, "expected va or pa");
+	return 0;
+}
+
+int
+config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
+{
+	static const struct rte_cfgfile_parameters params = {
+		.comment_character = COMMENT_CHAR,
+	};
+	struct ctx c = { .path = path, .err = err, .errlen = errlen };
+	struct rte_cfgfile_entry *entries = NULL;
+	struct rte_cfgfile *file = NULL;
+	unsigned int n_nh_sections = 0;
+	int n_sections, s, pass, ret;
+
+	memset(cfg, 0, sizeof(*cfg));
+	err[0] = '\0';
+	{
+		char real[PATH_MAX];
+
+		if (realpath(path, real) == NULL)
+			return fail(&c, "cannot open: %s", strerror(errno));
+		if (strlen(real) >= sizeof(cfg->path))
+			return fail(&c, "path longer than %zu characters", sizeof(cfg->path) - 1);
+		strlcpy(cfg->path, real, sizeof(cfg->path));
+	}
+	set_defaults(cfg);
+
+	ret = prescan(&c);
+	if (ret < 0)
+		goto out;
+
+	file = rte_cfgfile_load_with_params(path, 0, &params);
+	if (file == NULL) {
+		ret = fail(&c, "rte_cfgfile could not parse the file");
+		goto out;
+	}
+	n_sections = rte_cfgfile_num_sections(file, NULL, 0);
+	for (s = 0; s < n_sections; s++) {
+		char name[CFG_NAME_LEN];
+
+		rte_cfgfile_section_num_entries_by_index(file, name, s);
+		if (section_arg(name, "nexthop") != NULL)
+			n_nh_sections++;
+	}
+	cfg->nexthops = calloc(n_nh_sections ? n_nh_sections : 1, sizeof(*cfg->nexthops));
+	entries = calloc(c.n_lines ? c.n_lines : 1, sizeof(*entries));
+	if (cfg->nexthops == NULL || entries == NULL) {
+		ret = fail(&c, "out of memory");
+		goto out;
+	}
+
+	/* Pass 0: everything but workers and next hops, which name ports. */
+	for (pass = 0; pass < 2; pass++) {
+		for (s = 0; s < n_sections; s++) {
+			char name[CFG_NAME_LEN];
+			const char *arg;
+			int n;
+
+			n = rte_cfgfile_section_entries_by_index(file, s, name, entries,
+								 c.n_lines);
+			c.section = name;
+			c.section_line = key_lineno(&c, name, "");
+			if (strcmp(name, "eal") == 0 || strcmp(name, "pipeline") == 0 ||
+			    strcmp(name, "routes") == 0) {
+				const struct key_def *defs;
+				unsigned int nd;
+				void *obj;
+				int k;
+
+				if (pass != 0)
+					continue;
+				if (name[0] == 'e') {
+					defs = eal_keys, nd = RTE_DIM(eal_keys), obj = &cfg->eal;
+				} else if (name[0] == 'p') {
+					defs = pipeline_keys, nd = RTE_DIM(pipeline_keys);
+					obj = &cfg->pipeline;
+				} else {
+					defs = routes_keys, nd = RTE_DIM(routes_keys);
+					obj = &cfg->routes;
+				}
+				for (k = 0; k < n; k++) {
+					ret = set_key(&c, defs, nd, obj, entries[k].name,
+						      entries[k].value);
+					if (ret != 0)
+						goto out;
+				}
+			} else if ((arg = section_arg(name, "port")) != NULL) {
+				if (pass == 0 && (ret = load_port(&c, cfg, arg, entries, n)) < 0)
+					goto out;
+			} else if ((arg = section_arg(name, "worker")) != NULL) {
+				if (pass == 1 && (ret = load_worker(&c, cfg, arg, entries, n)) < 0)
+					goto out;
+			} else if ((arg = section_arg(name, "nexthop")) != NULL) {
+				if (pass == 1 &&
+				    (ret = load_nexthop(&c, cfg, arg, entries, n,
+							n_nh_sections)) < 0)
+					goto out;
+			} else {
+				ret = section_fail(&c, "unknown section; allowed: [eal], [pipeline], [routes], [port NAME], [worker LCORE], [nexthop ID]");
+				goto out;
+			}
+		}
+	}
+	ret = check_eal(&c, cfg);
+	if (ret == 0)
+		ret = cross_check(&c, cfg);
+out:
+	free(entries);
+	free(c.lines);
+	if (file != NULL)
+		rte_cfgfile_close(file);
+	if (ret != 0)
+		config_free(cfg);
+	return ret;
+}
+
+void
+config_free(struct lf_config *cfg)
+{
+	free(cfg->nexthops);
+	cfg->nexthops = NULL;
+	cfg->n_nexthops = 0;
+}
+
+int
+config_port_index(const struct lf_config *cfg, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->n_ports; i++)
+		if (strcmp(cfg->ports[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static const char *
+yesno(bool b)
+{
+	return b ? "yes" : "no";
+}
+
+void
+config_dump(const struct lf_config *cfg, FILE *f)
+{
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+	unsigned int i, k;
+
+	fprintf(f, "# resolved configuration of %s\n", cfg->path);
+	fprintf(f, "[eal]\nmain_lcore = %u\nfile_prefix = %s\nmemory = %u\nhuge = %s\n"
+		"in_memory = %s\ntelemetry = %s\n",
+		cfg->eal.main_lcore, cfg->eal.file_prefix, cfg->eal.memory_mb,
+		yesno(cfg->eal.huge), yesno(cfg->eal.in_memory),
+		yesno(cfg->eal.telemetry));
+	if (cfg->eal.iova_mode[0] != '\0')
+		fprintf(f, "iova_mode = %s\n", cfg->eal.iova_mode);
+	if (cfg->eal.log_level[0] != '\0')
+		fprintf(f, "log_level = %s\n", cfg->eal.log_level);
+	if (cfg->eal.extra[0] != '\0')
+		fprintf(f, "extra = %s\n", cfg->eal.extra);
+	fprintf(f, "\n[pipeline]\nburst = %u\nprefetch_distance = %u\ntx_drain_us = %u\n"
+		"mbufs = %u\nmbuf_cache = %u\n",
+		cfg->pipeline.burst, cfg->pipeline.prefetch_distance,
+		cfg->pipeline.tx_drain_us, cfg->pipeline.mbufs,
+		cfg->pipeline.mbuf_cache);
+	fprintf(f, "\n[routes]\n");
+	if (cfg->routes.ipv4[0] != '\0')
+		fprintf(f, "ipv4 = %s\n", cfg->routes.ipv4);
+	if (cfg->routes.ipv6[0] != '\0')
+		fprintf(f, "ipv6 = %s\n", cfg->routes.ipv6);
+	fprintf(f, "ipv4_max_routes = %u\nipv4_tbl8 = %u\nipv6_max_routes = %u\nipv6_tbl8 = %u\n",
+		cfg->routes.ipv4_max_routes, cfg->routes.ipv4_tbl8,
+		cfg->routes.ipv6_max_routes, cfg->routes.ipv6_tbl8);
+	for (i = 0; i < cfg->n_ports; i++) {
+		const struct lf_port_conf *p = &cfg->ports[i];
+
+		fprintf(f, "\n[port %s]\n%s = %s\nrx_queues = %u\n# tx_queues = %u (one per worker)\n"
+			"rx_desc = %u\ntx_desc = %u\nmtu = %u\npromiscuous = %s\n",
+			p->name, p->is_pci ? "pci" : "vdev", p->devargs, p->rx_queues,
+			p->tx_queues, p->rx_desc, p->tx_desc, p->mtu,
+			yesno(p->promiscuous));
+		if (p->has_mac) {
+			rte_ether_format_addr(mac, sizeof(mac), &p->mac);
+			fprintf(f, "mac = %s\n", mac);
+		}
+	}
+	for (i = 0; i < cfg->n_workers; i++) {
+		const struct lf_worker_conf *w = &cfg->workers[i];
+
+		fprintf(f, "\n[worker %u]\nrx =", w->lcore);
+		for (k = 0; k < w->n_rxq; k++)
+			fprintf(f, " %s:%u", cfg->ports[w->rxq[k].port].name,
+				w->rxq[k].queue);
+		fprintf(f, "\n");
+	}
+	for (i = 0; i < cfg->n_nexthops; i++) {
+		const struct lf_nexthop_conf *nh = &cfg->nexthops[i];
+
+		rte_ether_format_addr(mac, sizeof(mac), &nh->dst_mac);
+		fprintf(f, "\n[nexthop %u]\nport = %s\nmac = %s\n", nh->id,
+			cfg->ports[nh->port].name, mac);
+		if (nh->has_src_mac) {
+			rte_ether_format_addr(mac, sizeof(mac), &nh->src_mac);
+			fprintf(f, "src_mac = %s\n", mac);
+		}
+	}
+}
+
+int
+config_eal_args(const struct lf_config *cfg, char *argv0, char **argv, int max,
+		char *buf, size_t buflen)
+{
+	size_t off = 0;
+	int argc = 0;
+	bool any_pci = false;
+	unsigned int i;
+	char *tok, *save = NULL;
+
+#define ADD(s) do { \
+		if (argc >= max - 1) \
+			return -ENOSPC; \
+		argv[argc++] = (s); \
+	} while (0)
+#define ADDF(...) do { \
+		int _n = snprintf(buf + off, buflen - off, __VA_ARGS__); \
+		if (_n < 0 || (size_t)_n >= buflen - off) \
+			return -ENOSPC; \
+		ADD(buf + off); \
+		off += _n + 1; \
+	} while (0)
+
+	ADD(argv0);
+	ADD("-l");
+	{
+		int n = snprintf(buf + off, buflen - off, "%u", cfg->eal.main_lcore);
+
+		for (i = 0; i < cfg->n_workers && n > 0 && (size_t)n < buflen - off; i++)
+			n += snprintf(buf + off + n, buflen - off - n, ",%u",
+				      cfg->workers[i].lcore);
+		if (n < 0 || (size_t)n >= buflen - off)
+			return -ENOSPC;
+		ADD(buf + off);
+		off += n + 1;
+	}
+	ADD("--main-lcore");
+	ADDF("%u", cfg->eal.main_lcore);
+	ADD("--file-prefix");
+	ADD((char *)(uintptr_t)cfg->eal.file_prefix);
+	if (cfg->eal.memory_mb != 0) {
+		ADD("-m");
+		ADDF("%u", cfg->eal.memory_mb);
+	}
+	if (!cfg->eal.huge)
+		ADD("--no-huge");
+	if (cfg->eal.in_memory)
+		ADD("--in-memory");
+	if (!cfg->eal.telemetry)
+		ADD("--no-telemetry");
+	if (cfg->eal.iova_mode[0] != '\0') {
+		ADD("--iova-mode");
+		ADD((char *)(uintptr_t)cfg->eal.iova_mode);
+	}
+	if (cfg->eal.log_level[0] != '\0') {
+		ADD("--log-level");
+		ADD((char *)(uintptr_t)cfg->eal.log_level);
+	}
+	for (i = 0; i < cfg->n_ports; i++) {
+		const struct lf_port_conf *p = &cfg->ports[i];
+
+		ADD(p->is_pci ? "-a" : "--vdev");
+		ADD((char *)(uintptr_t)p->devargs);
+		any_pci |= p->is_pci;
+	}
+	/* Only devices the configuration names are ever probed. */
+	if (!any_pci)
+		ADD("--no-pci");
+	if (cfg->eal.extra[0] != '\0') {
+		if (strlcpy(buf + off, cfg->eal.extra, buflen - off) >= buflen - off)
+			return -ENOSPC;
+		for (tok = strtok_r(buf + off, " \t", &save); tok != NULL;
+		     tok = strtok_r(NULL, " \t", &save))
+			ADD(tok);
+	}
+	argv[argc] = NULL;
+	return argc;
+#undef ADD
+#undef ADDF
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * FIB stage. The burst is split by address family into dense key arrays,
+ * looked up with one bulk call per family, and the results scattered back.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_errno.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "fib.h"
+#include "lf_log.h"
+
+int
+fib_init(struct lf_fib *fib, const struct lf_routes_conf *conf, int socket,
+	 const struct lf_route_table *r4, const struct lf_route_table *r6,
+	 char *err, size_t errlen)
+{
+	struct rte_fib_conf c4 = {
+		.type = RTE_FIB_DIR24_8,
+		.default_nh = LF_NH_NONE,
+		.max_routes = conf->ipv4_max_routes,
+		.dir24_8 = {
+			.nh_sz = RTE_FIB_DIR24_8_2B,
+			.num_tbl8 = conf->ipv4_tbl8,
+		},
+	};
+	struct rte_fib6_conf c6 = {
+		.type = RTE_FIB6_TRIE,
+		.default_nh = LF_NH_NONE,
+		.max_routes = conf->ipv6_max_routes,
+		.trie = {
+			.nh_sz = RTE_FIB6_TRIE_2B,
+			.num_tbl8 = conf->ipv6_tbl8,
+		},
+	};
+	size_t i;
+	int ret;
+
+	memset(fib, 0, sizeof(*fib));
+	if (r4->n > conf->ipv4_max_routes || r6->n > conf->ipv6_max_routes) {
+		snprintf(err, errlen, "%zu IPv4 / %zu IPv6 routes exceed [routes] ipv4_max_routes = %u / ipv6_max_routes = %u",
+			 r4->n, r6->n, conf->ipv4_max_routes, conf->ipv6_max_routes);
+		return -ENOSPC;
+	}
+	fib->v4 = rte_fib_create("lf_fib4", socket, &c4);
+	if (fib->v4 == NULL) {
+		ret = -rte_errno;
+		snprintf(err, errlen, "rte_fib_create (IPv4, %u routes, %u tbl8): %s",
+			 conf->ipv4_max_routes, conf->ipv4_tbl8, rte_strerror(rte_errno));
+		goto fail;
+	}
+	fib->v6 = rte_fib6_create("lf_fib6", socket, &c6);
+	if (fib->v6 == NULL) {
+		ret = -rte_errno;
+		snprintf(err, errlen, "rte_fib6_create (IPv6, %u routes, %u tbl8): %s",
+			 conf->ipv6_max_routes, conf->ipv6_tbl8, rte_strerror(rte_errno));
+		goto fail;
+	}
+	for (i = 0; i < r4->n; i++) {
+		ret = rte_fib_add(fib->v4, r4->r[i].addr4, r4->r[i].depth, r4->r[i].nh);
+		if (ret < 0) {
+			snprintf(err, errlen, "IPv4 route at line %u: rte_fib_add: %s (raise [routes] ipv4_tbl8 = %u?)",
+				 r4->r[i].line, strerror(-ret), conf->ipv4_tbl8);
+			goto fail;
+		}
+	}
+	for (i = 0; i < r6->n; i++) {
+		ret = rte_fib6_add(fib->v6, r6->r[i].addr6, r6->r[i].depth, r6->r[i].nh);
+		if (ret < 0) {
+			snprintf(err, errlen, "IPv6 route at line %u: rte_fib6_add: %s (raise [routes] ipv6_tbl8 = %u?)",
+				 r6->r[i].line, strerror(-ret), conf->ipv6_tbl8);
+			goto fail;
+		}
+	}
+	fib->n4 = r4->n;
+	fib->n6 = r6->n;
+	LF_LOG(INFO, fib, "installed %u IPv4 and %u IPv6 routes on socket %d",
+	       fib->n4, fib->n6, socket);
+	return 0;
+fail:
+	fib_free(fib);
+	return ret;
+}
+
+void
+fib_free(struct lf_fib *fib)
+{
+	rte_fib_free(fib->v4);
+	rte_fib6_free(fib->v6);
+	fib->v4 = NULL;
+	fib->v6 = NULL;
+}
+
+uint16_t
+fib_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct lf_meta *meta = w->meta;
+	uint16_t i, j, k, n4 = 0, n6 = 0;
+
+	for (i = 0; i < n; i++) {
+		const uint8_t *l3 = rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *,
+							     meta[i].l3_off);
+
+		if (likely(meta[i].af == 4)) {
+			const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
+
+			w->ip4[n4] = rte_be_to_cpu_32(ip->dst_addr);
+			w->idx4[n4++] = i;
+		} else {
+			const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
+
+			memcpy(w->ip6[n6], ip->dst_addr, 16);
+			w->idx6[n6++] = i;
+		}
+	}
+	if (n4 != 0) {
+		rte_fib_lookup_bulk(w->fib->v4, w->ip4, w->nh4, n4);
+		for (j = 0; j < n4; j++)
+			meta[w->idx4[j]].nh = w->nh4[j];
+	}
+	if (n6 != 0) {
+		rte_fib6_lookup_bulk(w->fib->v6, w->ip6, w->nh6, n6);
+		for (j = 0; j < n6; j++)
+			meta[w->idx6[j]].nh = w->nh6[j];
+	}
+
+	/* Compact away the packets without a route. */
+	for (i = 0, k = 0; i < n; i++) {
+		if (unlikely(meta[i].nh == LF_NH_NONE)) {
+			lf_drop(w, pkts[i], LF_DROP_NO_ROUTE);
+			continue;
+		}
+		if (k != i) {
+			pkts[k] = pkts[i];
+			meta[k] = meta[i];
+		}
+		k++;
+	}
+	return k;
+}

@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lanefwd entry point. It only orchestrates: configuration, EAL, pools and
+ * ports, tables, workers, telemetry, then waits for a signal and tears down.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "config.h"
+#include "fib.h"
+#include "lanefwd.h"
+#include "lf_log.h"
+#include "port.h"
+#include "rewrite.h"
+#include "route.h"
+#include "telemetry.h"
+#include "worker.h"
+
+#define EXIT_CONFIG 2
+
+static struct lf_app app;
+
+static void
+on_signal(int sig __rte_unused)
+{
+	app.quit = true;
+}
+
+static void
+usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s -c FILE [--check-config]\n"
+		"  -c, --config FILE   INI configuration (see README.md)\n"
+		"      --check-config  validate FILE and its route files, print the\n"
+		"                      resolved configuration and exit\n"
+		"  -V, --version       print the version and exit\n", prog);
+}
+
+static int
+load_routes(const struct lf_config *cfg, struct lf_route_table *r4,
+	    struct lf_route_table *r6, char *err, size_t errlen)
+{
+	uint8_t *defined;
+	unsigned int i;
+	long n;
+
+	memset(r4, 0, sizeof(*r4));
+	memset(r6, 0, sizeof(*r6));
+	defined = calloc(LF_FIB_MAX_NH, 1);
+	if (defined == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < cfg->n_nexthops; i++)
+		defined[cfg->nexthops[i].id] = 1;
+	n = 0;
+	if (cfg->routes.ipv4[0] != '\0')
+		n = route_load(cfg->routes.ipv4, 4, defined, LF_FIB_MAX_NH, r4, err, errlen);
+	if (n >= 0 && cfg->routes.ipv6[0] != '\0')
+		n = route_load(cfg->routes.ipv6, 6, defined, LF_FIB_MAX_NH, r6, err, errlen);
+	free(defined);
+	if (n < 0) {
+		route_table_free(r4);
+		route_table_free(r6);
+		return (int)n;
+	}
+	return 0;
+}
+
+static int
+workers_create(struct lf_app *a, char *err, size_t errlen)
+{
+	const struct lf_config *cfg = &a->cfg;
+	unsigned int i, k, p;
+
+	for (i = 0; i < cfg->n_workers; i++) {
+		const struct lf_worker_conf *wc = &cfg->workers[i];
+		int socket = port_lcore_socket(wc->lcore);
+		struct worker *w;
+
+		w = rte_zmalloc_socket("lf_worker", sizeof(*w), RTE_CACHE_LINE_SIZE, socket);
+		if (w == NULL) {
+			snprintf(err, errlen, "cannot allocate worker %u on socket %d", i, socket);
+			return -ENOMEM;
+		}
+		a->workers[i] = w;
+		a->n_workers = i + 1;
+		w->lcore = wc->lcore;
+		w->index = i;
+		w->socket = socket;
+		w->burst = cfg->pipeline.burst;
+		w->prefetch = cfg->pipeline.prefetch_distance;
+		w->drain_tsc = (rte_get_tsc_hz() + 999999) / 1000000 * cfg->pipeline.tx_drain_us;
+		w->fib = &a->fib;
+		w->nh_table = a->nh_table;
+		w->nh_count = a->nh_count;
+		w->quit = &a->quit;
+		w->n_rxq = wc->n_rxq;
+		for (k = 0; k < wc->n_rxq; k++) {
+			w->rxq[k].port_idx = wc->rxq[k].port;
+			w->rxq[k].port_id = a->ports[wc->rxq[k].port].port_id;
+			w->rxq[k].queue_id = wc->rxq[k].queue;
+		}
+		w->n_tx = cfg->n_ports;
+		for (p = 0; p < cfg->n_ports; p++) {
+			w->tx[p].port_id = a->ports[p].port_id;
+			w->tx[p].queue_id = i;
+		}
+	}
+	return 0;
+}
+
+static void
+print_final(const struct lf_app *a)
+{
+	struct lf_worker_stats s;
+	struct lf_totals t;
+	unsigned int i, r;
+
+	for (i = 0; i < a->n_workers; i++) {
+		telemetry_worker_snapshot(a->workers[i], &s);
+		printf("lanefwd: worker lcore %u: rx %" PRIu64 " tx %" PRIu64
+		       " busy_cycles %" PRIu64 " idle_cycles %" PRIu64 " cycles/packet %.1f\n",
+		       a->workers[i]->lcore, s.rx_pkts, s.tx_pkts, s.busy_cycles,
+		       s.idle_cycles, s.rx_pkts ? (double)s.busy_cycles / s.rx_pkts : 0.0);
+	}
+	telemetry_totals(a, &t);
+	printf("lanefwd: total: rx %" PRIu64 " tx %" PRIu64 " drops %" PRIu64,
+	       t.rx_pkts, t.tx_pkts, t.drops);
+	for (r = 0; r < LF_DROP_COUNT; r++)
+		if (t.drop[r] != 0)
+			printf(" %s %" PRIu64, lf_drop_names[r], t.drop[r]);
+	printf("\n");
+	fflush(stdout);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, 'C' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct lf_route_table r4, r6;
+	struct rte_ether_addr macs[LF_MAX_PORTS];
+	char err[LF_ERR_LEN];
+	char *eal_argv[128];
+	char eal_buf[4096];
+	const char *path = NULL;
+	bool check_only = false;
+	struct sigaction sa;
+	unsigned int i;
+	int opt, eal_argc, ret, exit_code = EXIT_FAILURE;
+	uint64_t last_link = 0;
+
+	while ((opt = getopt_long(argc, argv, "c:Vh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			path = optarg;
+			break;
+		case 'C':
+			check_only = true;
+			break;
+		case 'V':
+			printf("lanefwd %s\n", LF_VERSION);
+			return 0;
+		case 'h':
+			usage(argv[0]);
+			return 0;
+		default:
+			usage(argv[0]);
+			return EXIT_CONFIG;
+		}
+	}
+	if (path == NULL || optind != argc) {
+		usage(argv[0]);
+		return EXIT_CONFIG;
+	}
+
+	if (config_load(path, &app.cfg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lanefwd: config error: %s\n", err);
+		return EXIT_CONFIG;
+	}
+	if (load_routes(&app.cfg, &r4, &r6, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lanefwd: route error: %s\n", err);
+		config_free(&app.cfg);
+		return EXIT_CONFIG;
+	}
+	if (check_only) {
+		config_dump(&app.cfg, stdout);
+		printf("\n# routes: %zu IPv4, %zu IPv6; configuration is valid\n", r4.n, r6.n);
+		route_table_free(&r4);
+		route_table_free(&r6);
+		config_free(&app.cfg);
+		return 0;
+	}
+
+	eal_argc = config_eal_args(&app.cfg, argv[0], eal_argv, RTE_DIM(eal_argv),
+				   eal_buf, sizeof(eal_buf));
+	if (eal_argc < 0) {
+		fprintf(stderr, "lanefwd: config error: %s: [eal] arguments do not fit\n", path);
+		goto out_routes;
+	}
+	ret = rte_eal_init(eal_argc, eal_argv);
+	if (ret < 0) {
+		fprintf(stderr, "lanefwd: EAL init failed: %s\n", rte_strerror(rte_errno));
+		goto out_routes;
+	}
+	lf_log_init();
+	app.start_tsc = rte_rdtsc();
+	app.start_time = time(NULL);
+
+	if (port_pools_create(&app, err, sizeof(err)) != 0 ||
+	    port_init_all(&app, err, sizeof(err)) != 0) {
+		LF_LOG(ERR, main, "%s", err);
+		goto out_ports;
+	}
+	port_check_numa(&app);
+	ret = fib_init(&app.fib, &app.cfg.routes,
+		       port_lcore_socket(app.cfg.workers[0].lcore), &r4, &r6,
+		       err, sizeof(err));
+	route_table_free(&r4);
+	route_table_free(&r6);
+	if (ret != 0) {
+		LF_LOG(ERR, main, "%s", err);
+		goto out_ports;
+	}
+	for (i = 0; i < app.cfg.n_ports; i++)
+		macs[i] = app.ports[i].mac;
+	app.nh_table = rewrite_init(&app.cfg, macs,
+				    port_lcore_socket(app.cfg.workers[0].lcore),
+				    &app.nh_count);
+	if (app.nh_table == NULL) {
+		LF_LOG(ERR, main, "cannot allocate the next-hop table");
+		goto out_fib;
+	}
+	if (workers_create(&app, err, sizeof(err)) != 0) {
+		LF_LOG(ERR, main, "%s", err);
+		goto out_workers;
+	}
+	telemetry_init(&app);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	for (i = 0; i < app.n_workers; i++) {
+		ret = rte_eal_remote_launch(worker_main, app.workers[i],
+					    app.workers[i]->lcore);
+		if (ret != 0) {
+			LF_LOG(ERR, main, "cannot launch worker on lcore %u: %s",
+			       app.workers[i]->lcore, strerror(-ret));
+			app.quit = true;
+			break;
+		}
+	}
+	LF_LOG(INFO, main, "lanefwd %s running: %u workers, %u ports, telemetry prefix '%s'",
+	       LF_VERSION, app.n_workers, app.cfg.n_ports, app.cfg.eal.file_prefix);
+	printf("lanefwd: running\n");
+	fflush(stdout);
+
+	while (!app.quit) {
+		usleep(100 * 1000);
+		if (rte_rdtsc() - last_link > 10 * rte_get_tsc_hz() || last_link == 0) {
+			port_log_links(&app);
+			last_link = rte_rdtsc();
+		}
+	}
+	LF_LOG(INFO, main, "stopping workers");
+	rte_eal_mp_wait_lcore();
+	print_final(&app);
+	exit_code = ret == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	telemetry_free();
+
+out_workers:
+	port_close_all(&app);
+	for (i = 0; i < app.n_workers; i++)
+		rte_free(app.workers[i]);
+	app.n_workers = 0;
+	rewrite_free(app.nh_table);
+out_fib:
+	fib_free(&app.fib);
+out_ports:
+	port_close_all(&app);
+	port_pools_free(&app);
+	rte_eal_cleanup();
+out_routes:
+	route_table_free(&r4);
+	route_table_free(&r6);
+	config_free(&app.cfg);
+	return exit_code;
+}

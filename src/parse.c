@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Parse stage. Reads headers only from the first segment, validates what a
+ * router must (RFC 1812 section 5.2.2 for IPv4) and records offsets in the
+ * per-packet meta. A bad packet is a counted drop, never an error.
+ */
+#include <netinet/in.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+
+#include "parse.h"
+
+#define NO_DROP (-1)
+
+int
+parse_init(void)
+{
+	return 0;
+}
+
+void
+parse_free(void)
+{
+}
+
+/* Minimal L4 header length, or 0 when the protocol is not inspected. */
+static inline unsigned int
+l4_min_len(uint8_t proto)
+{
+	switch (proto) {
+	case IPPROTO_UDP:
+		return 8;
+	case IPPROTO_TCP:
+		return 20;
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		return 4;
+	default:
+		return 0;
+	}
+}
+
+static inline int
+parse_ipv4(struct rte_mbuf *m, const uint8_t *data, unsigned int len,
+	   struct lf_meta *meta, int *sw_cksum)
+{
+	const struct rte_ipv4_hdr *ip =
+		(const struct rte_ipv4_hdr *)(data + meta->l3_off);
+	unsigned int ihl, tot;
+
+	if (unlikely(len < meta->l3_off + sizeof(*ip)))
+		return LF_DROP_L3_MALFORMED;
+	if (unlikely((ip->version_ihl >> 4) != 4))
+		return LF_DROP_L3_MALFORMED;
+	ihl = (ip->version_ihl & 0xf) * 4;
+	if (unlikely(ihl < sizeof(*ip) || len < meta->l3_off + ihl))
+		return LF_DROP_L3_MALFORMED;
+	tot = rte_be_to_cpu_16(ip->total_length);
+	if (unlikely(tot < ihl || meta->l3_off + tot > m->pkt_len))
+		return LF_DROP_L3_MALFORMED;
+
+	switch (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) {
+	case RTE_MBUF_F_RX_IP_CKSUM_GOOD:
+		break;
+	case RTE_MBUF_F_RX_IP_CKSUM_BAD:
+		return LF_DROP_BAD_CHECKSUM;
+	default:
+		/* The port did not check it: a valid header sums to 0xffff. */
+		*sw_cksum = 1;
+		if (unlikely(rte_raw_cksum(ip, ihl) != 0xffff))
+			return LF_DROP_BAD_CHECKSUM;
+	}
+	if (unlikely(ip->time_to_live <= 1))
+		return LF_DROP_TTL_EXPIRED;
+
+	meta->af = 4;
+	meta->l4_proto = ip->next_proto_id;
+	meta->l4_off = 0;
+	/* Only the first fragment carries the L4 header. */
+	if ((ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK)) == 0) {
+		unsigned int need = l4_min_len(ip->next_proto_id);
+
+		if (need != 0) {
+			if (unlikely(tot < ihl + need || len < meta->l3_off + ihl + need))
+				return LF_DROP_L4_MALFORMED;
+			meta->l4_off = meta->l3_off + ihl;
+		}
+	}
+	return NO_DROP;
+}
+
+static inline int
+parse_ipv6(struct rte_mbuf *m, const uint8_t *data, unsigned int len,
+	   struct lf_meta *meta)
+{
+	const struct rte_ipv6_hdr *ip =
+		(const struct rte_ipv6_hdr *)(data + meta->l3_off);
+	unsigned int off, end, hops = 0;
+	uint8_t nxt;
+
+	if (unlikely(len < meta->l3_off + sizeof(*ip)))
+		return LF_DROP_L3_MALFORMED;
+	if (unlikely((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6))
+		return LF_DROP_L3_MALFORMED;
+	end = meta->l3_off + sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len);
+	if (unlikely(end > m->pkt_len))
+		return LF_DROP_L3_MALFORMED;
+	if (unlikely(ip->hop_limits <= 1))
+		return LF_DROP_TTL_EXPIRED;
+
+	meta->af = 6;
+	meta->l4_off = 0;
+	nxt = ip->proto;
+	off = meta->l3_off + sizeof(*ip);
+	/* Walk the extension headers (bounded) to the upper-layer header. */
+	for (;;) {
+		const uint8_t *ext = data + off;
+		unsigned int elen;
+
+		switch (nxt) {
+		case IPPROTO_HOPOPTS:
+		case IPPROTO_ROUTING:
+		case IPPROTO_DSTOPTS:
+			if (unlikely(off + 8 > end || off + 8 > len))
+				return LF_DROP_L3_MALFORMED;
+			elen = (ext[1] + 1) * 8;
+			break;
+		case IPPROTO_FRAGMENT:
+			if (unlikely(off + 8 > end || off + 8 > len))
+				return LF_DROP_L3_MALFORMED;
+			elen = 8;
+			/* A non-first fragment has no L4 header. */
+			if ((rte_be_to_cpu_16(*(const uint16_t *)(ext + 2)) & 0xfff8) != 0) {
+				meta->l4_proto = ext[0];
+				return NO_DROP;
+			}
+			break;
+		default:
+			goto upper;
+		}
+		if (unlikely(++hops > 8 || off + elen > end))
+			return LF_DROP_L3_MALFORMED;
+		nxt = ext[0];
+		off += elen;
+	}
+upper:
+	meta->l4_proto = nxt;
+	if (l4_min_len(nxt) != 0) {
+		if (unlikely(off + l4_min_len(nxt) > end ||
+			     off + l4_min_len(nxt) > len))
+			return LF_DROP_L4_MALFORMED;
+		meta->l4_off = off;
+	}
+	return NO_DROP;
+}
+
+int
+parse_packet(struct rte_mbuf *m, struct lf_meta *meta, int *sw_cksum)
+{
+	const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
+	unsigned int len = m->data_len;
+	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)data;
+	uint16_t et;
+	unsigned int off = sizeof(*eth);
+	int tags = 0;
+
+	if (unlikely(len < sizeof(*eth)))
+		return LF_DROP_L2_MALFORMED;
+	et = eth->ether_type;
+	while (et == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN) ||
+	       et == rte_cpu_to_be_16(RTE_ETHER_TYPE_QINQ)) {
+		const struct rte_vlan_hdr *vh = (const struct rte_vlan_hdr *)(data + off);
+
+		if (unlikely(++tags > 2 || len < off + sizeof(*vh)))
+			return LF_DROP_L2_MALFORMED;
+		et = vh->eth_proto;
+		off += sizeof(*vh);
+	}
+	meta->l3_off = off;
+	if (likely(et == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)))
+		return parse_ipv4(m, data, len, meta, sw_cksum);
+	if (et == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6))
+		return parse_ipv6(m, data, len, meta);
+	return LF_DROP_NON_IP;
+}
+
+uint16_t
+parse_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	const uint16_t dist = w->prefetch;
+	uint64_t sw = 0;
+	uint16_t i, k = 0;
+
+	for (i = 0; i < dist && i < n; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		int sw_cksum = 0;
+		int reason;
+
+		if (dist != 0 && i + dist < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + dist], void *));
+		reason = parse_packet(m, &w->meta[k], &sw_cksum);
+		sw += sw_cksum;
+		if (likely(reason == NO_DROP))
+			pkts[k++] = m;
+		else
+			lf_drop(w, m, reason);
+	}
+	LF_STAT_ADD(w->stats.ipv4_cksum_sw, sw);
+	return k;
+}

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Port and mempool setup. Pools are per NUMA socket; each RX queue takes the
+ * pool of the socket its port sits on (or, for a virtual device with no
+ * socket, the socket of the worker that polls it). Each worker owns one TX
+ * queue on every port, so TX needs no lock.
+ */
+#include <errno.h>
+#include <numa.h>
+#include <numaif.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "lf_log.h"
+#include "port.h"
+
+int
+port_lcore_socket(unsigned int lcore)
+{
+	int s = rte_lcore_to_socket_id(lcore);
+
+	return (s < 0 || s >= LF_MAX_SOCKETS) ? 0 : s;
+}
+
+/* Worker owning (port, queue), or -1. */
+static int
+queue_owner(const struct lf_config *cfg, unsigned int port, unsigned int queue)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < cfg->n_workers; i++)
+		for (k = 0; k < cfg->workers[i].n_rxq; k++)
+			if (cfg->workers[i].rxq[k].port == port &&
+			    cfg->workers[i].rxq[k].queue == queue)
+				return i;
+	return -1;
+}
+
+/* Socket whose memory backs RX queue q of port p. */
+static int
+rxq_socket(const struct lf_app *app, unsigned int p, unsigned int q)
+{
+	int owner;
+
+	if (app->ports[p].socket >= 0 && app->ports[p].socket < LF_MAX_SOCKETS)
+		return app->ports[p].socket;
+	owner = queue_owner(&app->cfg, p, q);
+	return port_lcore_socket(owner >= 0 ? app->cfg.workers[owner].lcore :
+				 app->cfg.eal.main_lcore);
+}
+
+/* Socket of TX queue t (worker t) of port p. */
+static int
+txq_socket(const struct lf_app *app, unsigned int p, unsigned int t)
+{
+	if (app->ports[p].socket >= 0 && app->ports[p].socket < LF_MAX_SOCKETS)
+		return app->ports[p].socket;
+	return port_lcore_socket(app->cfg.workers[t].lcore);
+}
+
+static int
+probe_ports(struct lf_app *app, char *err, size_t errlen)
+{
+	unsigned int p;
+
+	for (p = 0; p < app->cfg.n_ports; p++) {
+		const struct lf_port_conf *pc = &app->cfg.ports[p];
+		struct lf_port *port = &app->ports[p];
+		struct rte_eth_dev_info info;
+		uint16_t id;
+		int ret;
+
+		ret = rte_eth_dev_get_port_by_name(pc->devname, &id);
+		if (ret != 0) {
+			snprintf(err, errlen, "[port %s]: device '%s' was not probed by EAL (check %s = %s)",
+				 pc->name, pc->devname, pc->is_pci ? "pci" : "vdev",
+				 pc->devargs);
+			return -ENODEV;
+		}
+		port->port_id = id;
+		port->socket = rte_eth_dev_socket_id(id);
+		ret = rte_eth_dev_info_get(id, &info);
+		if (ret != 0) {
+			snprintf(err, errlen, "[port %s]: rte_eth_dev_info_get: %s",
+				 pc->name, strerror(-ret));
+			return ret;
+		}
+		snprintf(port->driver, sizeof(port->driver), "%s", info.driver_name);
+	}
+	return 0;
+}
+
+int
+port_pools_create(struct lf_app *app, char *err, size_t errlen)
+{
+	const struct lf_config *cfg = &app->cfg;
+	uint64_t need[LF_MAX_SOCKETS] = { 0 };
+	unsigned int lcores[LF_MAX_SOCKETS] = { 0 };
+	uint32_t max_frame = 0;
+	uint16_t data_room;
+	unsigned int p, q, i;
+	int s, ret;
+
+	ret = probe_ports(app, err, errlen);
+	if (ret != 0)
+		return ret;
+
+	for (p = 0; p < cfg->n_ports; p++) {
+		const struct lf_port_conf *pc = &cfg->ports[p];
+
+		for (q = 0; q < pc->rx_queues; q++)
+			need[rxq_socket(app, p, q)] += pc->rx_desc;
+		for (q = 0; q < pc->tx_queues; q++)
+			need[txq_socket(app, p, q)] += pc->tx_desc;
+		if (pc->mtu > max_frame)
+			max_frame = pc->mtu;
+	}
+	for (i = 0; i < cfg->n_workers; i++) {
+		s = port_lcore_socket(cfg->workers[i].lcore);
+		/* A full TX buffer per port plus the burst in flight. */
+		need[s] += (uint64_t)cfg->pipeline.burst * (cfg->n_ports + 2);
+		lcores[s]++;
+	}
+	lcores[port_lcore_socket(cfg->eal.main_lcore)]++;
+
+	max_frame += RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN + RTE_ETHER_CRC_LEN;
+	data_room = RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_BUF_SIZE,
+			    RTE_ALIGN_CEIL(max_frame + RTE_PKTMBUF_HEADROOM, 1024));
+
+	for (s = 0; s < LF_MAX_SOCKETS; s++) {
+		char name[RTE_MEMPOOL_NAMESIZE];
+		uint32_t n;
+		int node = -1;
+
+		if (need[s] == 0)
+			continue;
+		if (cfg->pipeline.mbufs != 0) {
+			n = cfg->pipeline.mbufs;
+			if (n < need[s]) {
+				snprintf(err, errlen, "[pipeline] mbufs = %u: socket %d needs at least %" PRIu64 " (rings, TX buffers and bursts)",
+					 n, s, need[s]);
+				return -EINVAL;
+			}
+		} else {
+			need[s] += (uint64_t)cfg->pipeline.mbuf_cache * lcores[s] * 3 / 2 + 1024;
+			n = rte_align32pow2(need[s]) - 1;
+		}
+		snprintf(name, sizeof(name), "lf_pool_s%d", s);
+		app->pools[s] = rte_pktmbuf_pool_create(name, n, cfg->pipeline.mbuf_cache,
+							0, data_room, s);
+		if (app->pools[s] == NULL) {
+			snprintf(err, errlen, "mbuf pool on socket %d (%u mbufs of %u bytes): %s",
+				 s, n, data_room, rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+		/* Ask the kernel (libnuma) where the pool memory really is. */
+		if (numa_available() >= 0) {
+			void *obj = NULL;
+
+			if (rte_mempool_get(app->pools[s], &obj) == 0) {
+				if (get_mempolicy(&node, NULL, 0, obj,
+						  MPOL_F_NODE | MPOL_F_ADDR) != 0)
+					node = -1;
+				rte_mempool_put(app->pools[s], obj);
+			}
+		}
+		LF_LOG(INFO, port, "pool %s: %u mbufs of %u bytes, memory on NUMA node %d",
+		       name, n, data_room, node);
+		if (node >= 0 && node != s && numa_num_configured_nodes() > 1)
+			LF_LOG(WARNING, port, "pool %s asked for socket %d but its memory is on node %d",
+			       name, s, node);
+	}
+	return 0;
+}
+
+void
+port_pools_free(struct lf_app *app)
+{
+	int s;
+
+	for (s = 0; s < LF_MAX_SOCKETS; s++) {
+		rte_mempool_free(app->pools[s]);
+		app->pools[s] = NULL;
+	}
+}
+
+static int
+port_init_one(struct lf_app *app, unsigned int p, char *err, size_t errlen)
+{
+	const struct lf_port_conf *pc = &app->cfg.ports[p];
+	struct lf_port *port = &app->ports[p];
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info info;
+	uint16_t nb_rxd = pc->rx_desc, nb_txd = pc->tx_desc;
+	uint16_t id = port->port_id;
+	unsigned int q;
+	int ret;
+
+	ret = rte_eth_dev_info_get(id, &info);
+	if (ret != 0)
+		goto fail_call;
+	if (pc->rx_queues > info.max_rx_queues || pc->tx_queues > info.max_tx_queues) {
+		snprintf(err, errlen, "[port %s]: %u RX / %u TX queues asked (one TX queue per worker), device %s supports %u / %u",
+			 pc->name, pc->rx_queues, pc->tx_queues, pc->devname,
+			 info.max_rx_queues, info.max_tx_queues);
+		return -EINVAL;
+	}
+	if (pc->mtu > info.max_mtu || pc->mtu < info.min_mtu) {
+		snprintf(err, errlen, "[port %s] mtu = %u: device %s allows %u to %u",
+			 pc->name, pc->mtu, pc->devname, info.min_mtu, info.max_mtu);
+		return -EINVAL;
+	}
+	if (pc->rx_queues > 1) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf =
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP) &
+			info.flow_type_rss_offloads;
+	}
+	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) {
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
+		port->rx_ipv4_cksum = true;
+	}
+	conf.rxmode.mtu = pc->mtu;
+
+	ret = rte_eth_dev_configure(id, pc->rx_queues, pc->tx_queues, &conf);
+	if (ret != 0)
+		goto fail_call;
+	ret = rte_eth_dev_adjust_nb_rx_tx_desc(id, &nb_rxd, &nb_txd);
+	if (ret != 0)
+		goto fail_call;
+	for (q = 0; q < pc->rx_queues; q++) {
+		int s = rxq_socket(app, p, q);
+		struct rte_eth_rxconf rxc = info.default_rxconf;
+
+		rxc.offloads = conf.rxmode.offloads;
+		ret = rte_eth_rx_queue_setup(id, q, nb_rxd, s, &rxc, app->pools[s]);
+		if (ret != 0)
+			goto fail_call;
+	}
+	for (q = 0; q < pc->tx_queues; q++) {
+		struct rte_eth_txconf txc = info.default_txconf;
+
+		txc.offloads = conf.txmode.offloads;
+		ret = rte_eth_tx_queue_setup(id, q, nb_txd, txq_socket(app, p, q), &txc);
+		if (ret != 0)
+			goto fail_call;
+	}
+	if (pc->has_mac) {
+		ret = rte_eth_dev_default_mac_addr_set(id, (struct rte_ether_addr *)&pc->mac);
+		if (ret != 0)
+			goto fail_call;
+	}
+	ret = rte_eth_macaddr_get(id, &port->mac);
+	if (ret != 0)
+		goto fail_call;
+	if (pc->promiscuous) {
+		ret = rte_eth_promiscuous_enable(id);
+		if (ret != 0 && ret != -ENOTSUP)
+			goto fail_call;
+	}
+	ret = rte_eth_dev_start(id);
+	if (ret != 0)
+		goto fail_call;
+	port->started = true;
+	LF_LOG(INFO, port, "port %s (%s, ethdev %u, driver %s, socket %d): %u RX / %u TX queues of %u / %u descriptors, IPv4 checksum %s",
+	       pc->name, pc->devname, id, info.driver_name, port->socket,
+	       pc->rx_queues, pc->tx_queues, nb_rxd, nb_txd,
+	       port->rx_ipv4_cksum ? "offloaded" : "in software");
+	return 0;
+
+fail_call:
+	snprintf(err, errlen, "[port %s] (%s): setup failed: %s", pc->name,
+		 pc->devname, strerror(ret < 0 ? -ret : ret));
+	return ret < 0 ? ret : -ret;
+}
+
+int
+port_init_all(struct lf_app *app, char *err, size_t errlen)
+{
+	unsigned int p;
+	int ret;
+
+	for (p = 0; p < app->cfg.n_ports; p++) {
+		ret = port_init_one(app, p, err, errlen);
+		if (ret != 0)
+			return ret;
+	}
+	return 0;
+}
+
+void
+port_close_all(struct lf_app *app)
+{
+	unsigned int p;
+
+	for (p = 0; p < app->cfg.n_ports; p++) {
+		if (!app->ports[p].started)
+			continue;
+		rte_eth_dev_stop(app->ports[p].port_id);
+		rte_eth_dev_close(app->ports[p].port_id);
+		app->ports[p].started = false;
+	}
+}
+
+unsigned int
+port_log_links(struct lf_app *app)
+{
+	unsigned int p, up = 0;
+
+	for (p = 0; p < app->cfg.n_ports; p++) {
+		struct rte_eth_link link;
+		char text[RTE_ETH_LINK_MAX_STR_LEN];
+
+		if (!app->ports[p].started ||
+		    rte_eth_link_get_nowait(app->ports[p].port_id, &link) != 0)
+			continue;
+		rte_eth_link_to_str(text, sizeof(text), &link);
+		LF_LOG(INFO, port, "port %s: %s", app->cfg.ports[p].name, text);
+		up += link.link_status == RTE_ETH_LINK_UP;
+	}
+	return up;
+}
+
+unsigned int
+port_check_numa(const struct lf_app *app)
+{
+	const struct lf_config *cfg = &app->cfg;
+	unsigned int i, k, warnings = 0;
+
+	for (i = 0; i < cfg->n_workers; i++) {
+		int ws = port_lcore_socket(cfg->workers[i].lcore);
+
+		for (k = 0; k < cfg->workers[i].n_rxq; k++) {
+			unsigned int p = cfg->workers[i].rxq[k].port;
+			int ps = app->ports[p].socket;
+			int qs = rxq_socket(app, p, cfg->workers[i].rxq[k].queue);
+
+			if ((ps >= 0 && ps != ws) || qs != ws) {
+				LF_LOG(WARNING, port, "worker lcore %u (socket %d) polls port %s (socket %d) with mbufs from socket %d: remote memory costs 30-50%%",
+				       cfg->workers[i].lcore, ws, cfg->ports[p].name,
+				       ps, qs);
+				warnings++;
+			}
+		}
+	}
+	return warnings;
+}

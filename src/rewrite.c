@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Neighbour rewrite stage. The next-hop table is small and read-only, so the
+ * entry for a packet is one cache line at most; the packet's own header was
+ * brought in by the parse stage.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_errno.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "cksum.h"
+#include "rewrite.h"
+
+struct lf_nh *
+rewrite_init(const struct lf_config *cfg, const struct rte_ether_addr *port_macs,
+	     int socket, uint32_t *count)
+{
+	struct lf_nh *t;
+	uint32_t i, n = 0;
+
+	for (i = 0; i < cfg->n_nexthops; i++)
+		if (cfg->nexthops[i].id + 1 > n)
+			n = cfg->nexthops[i].id + 1;
+	t = rte_zmalloc_socket("lf_nexthops", (n ? n : 1) * sizeof(*t),
+			       RTE_CACHE_LINE_SIZE, socket);
+	if (t == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		t[i].out = LF_NH_INVALID;
+	for (i = 0; i < cfg->n_nexthops; i++) {
+		const struct lf_nexthop_conf *c = &cfg->nexthops[i];
+		struct lf_nh *e = &t[c->id];
+
+		e->dst = c->dst_mac;
+		e->src = c->has_src_mac ? c->src_mac : port_macs[c->port];
+		e->out = c->port;
+	}
+	*count = n;
+	return t;
+}
+
+void
+rewrite_free(struct lf_nh *table)
+{
+	rte_free(table);
+}
+
+static inline void
+rewrite_one(struct rte_mbuf *m, struct lf_meta *meta, const struct lf_nh *nh)
+{
+	struct rte_ether_hdr *eth;
+	uint8_t *l3;
+	uint16_t et;
+
+	l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, meta->l3_off);
+	if (meta->af == 4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+		/* TTL and protocol share one 16-bit word of the checksum. */
+		uint16_t old = *(uint16_t *)&ip->time_to_live;
+
+		ip->time_to_live--;
+		ip->hdr_checksum = lf_cksum_update16(ip->hdr_checksum, old,
+						     *(uint16_t *)&ip->time_to_live);
+		et = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	} else {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
+
+		ip->hop_limits--;
+		et = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+	}
+	/* Drop any VLAN tags: the new Ethernet header sits right before L3. */
+	if (unlikely(meta->l3_off != sizeof(*eth))) {
+		rte_pktmbuf_adj(m, meta->l3_off - sizeof(*eth));
+		meta->l4_off -= meta->l4_off ? meta->l3_off - sizeof(*eth) : 0;
+		meta->l3_off = sizeof(*eth);
+	}
+	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	/* dst and src are adjacent in both structs: one 12-byte copy. */
+	memcpy(eth, nh, 2 * RTE_ETHER_ADDR_LEN);
+	eth->ether_type = et;
+	meta->out = nh->out;
+}
+
+uint16_t
+rewrite_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct lf_nh *table = w->nh_table;
+	const uint32_t count = w->nh_count;
+	struct lf_meta *meta = w->meta;
+	uint16_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct lf_nh *nh;
+
+		if (unlikely(meta[i].nh >= count || table[meta[i].nh].out == LF_NH_INVALID)) {
+			lf_drop(w, pkts[i], LF_DROP_NO_NEXTHOP);
+			continue;
+		}
+		nh = &table[meta[i].nh];
+		rewrite_one(pkts[i], &meta[i], nh);
+		if (k != i) {
+			pkts[k] = pkts[i];
+			meta[k] = meta[i];
+		}
+		k++;
+	}
+	return k;
+}

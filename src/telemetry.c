@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Telemetry commands. Callbacks run on EAL's telemetry thread; they read the
+ * workers' counters with relaxed loads and never write anything a worker
+ * reads.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_ether.h>
+#include <rte_telemetry.h>
+
+#include "lf_log.h"
+#include "telemetry.h"
+
+static struct lf_app *tel_app;
+
+void
+telemetry_worker_snapshot(const struct worker *w, struct lf_worker_stats *out)
+{
+	const struct lf_worker_stats *s = &w->stats;
+	unsigned int i;
+
+	out->rx_pkts = LF_STAT_READ(s->rx_pkts);
+	out->tx_pkts = LF_STAT_READ(s->tx_pkts);
+	out->polls = LF_STAT_READ(s->polls);
+	out->busy_polls = LF_STAT_READ(s->busy_polls);
+	out->busy_cycles = LF_STAT_READ(s->busy_cycles);
+	out->idle_cycles = LF_STAT_READ(s->idle_cycles);
+	out->ipv4_cksum_sw = LF_STAT_READ(s->ipv4_cksum_sw);
+	for (i = 0; i < LF_DROP_COUNT; i++)
+		out->drops[i] = LF_STAT_READ(s->drops[i]);
+	for (i = 0; i < LF_BURST_HIST_BUCKETS; i++)
+		out->burst_hist[i] = LF_STAT_READ(s->burst_hist[i]);
+}
+
+void
+telemetry_totals(const struct lf_app *app, struct lf_totals *t)
+{
+	struct lf_worker_stats s;
+	unsigned int i, r;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < app->n_workers; i++) {
+		telemetry_worker_snapshot(app->workers[i], &s);
+		t->rx_pkts += s.rx_pkts;
+		t->tx_pkts += s.tx_pkts;
+		t->busy_cycles += s.busy_cycles;
+		t->idle_cycles += s.idle_cycles;
+		for (r = 0; r < LF_DROP_COUNT; r++) {
+			t->drop[r] += s.drops[r];
+			t->drops += s.drops[r];
+		}
+	}
+}
+
+static uint64_t
+per_packet(uint64_t cycles, uint64_t pkts)
+{
+	return pkts ? (cycles + pkts / 2) / pkts : 0;
+}
+
+static int
+tel_info(const char *cmd __rte_unused, const char *params __rte_unused,
+	 struct rte_tel_data *d)
+{
+	const struct lf_app *app = tel_app;
+	const struct lf_config *cfg;
+	unsigned int p;
+
+	if (app == NULL)
+		return -ENODEV;
+	cfg = &app->cfg;
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "version", LF_VERSION);
+	rte_tel_data_add_dict_string(d, "config", cfg->path);
+	rte_tel_data_add_dict_u64(d, "uptime_s", time(NULL) - app->start_time);
+	rte_tel_data_add_dict_u64(d, "tsc_hz", rte_get_tsc_hz());
+	rte_tel_data_add_dict_u64(d, "workers", app->n_workers);
+	rte_tel_data_add_dict_u64(d, "ports", cfg->n_ports);
+	rte_tel_data_add_dict_u64(d, "burst", cfg->pipeline.burst);
+	rte_tel_data_add_dict_u64(d, "prefetch_distance", cfg->pipeline.prefetch_distance);
+	rte_tel_data_add_dict_u64(d, "tx_drain_us", cfg->pipeline.tx_drain_us);
+	rte_tel_data_add_dict_u64(d, "ipv4_routes", app->fib.n4);
+	rte_tel_data_add_dict_u64(d, "ipv6_routes", app->fib.n6);
+	rte_tel_data_add_dict_u64(d, "nexthops", cfg->n_nexthops);
+
+	for (p = 0; p < cfg->n_ports; p++) {
+		const struct lf_port *port = &app->ports[p];
+		struct rte_tel_data *pd = rte_tel_data_alloc();
+		char mac[RTE_ETHER_ADDR_FMT_SIZE];
+		char key[LF_NAME_LEN + 8];
+
+		if (pd == NULL)
+			return -ENOMEM;
+		rte_ether_format_addr(mac, sizeof(mac), &port->mac);
+		rte_tel_data_start_dict(pd);
+		rte_tel_data_add_dict_string(pd, "device", cfg->ports[p].devname);
+		rte_tel_data_add_dict_string(pd, "driver", port->driver);
+		rte_tel_data_add_dict_u64(pd, "port_id", port->port_id);
+		rte_tel_data_add_dict_int(pd, "socket", port->socket);
+		rte_tel_data_add_dict_string(pd, "mac", mac);
+		rte_tel_data_add_dict_u64(pd, "rx_queues", cfg->ports[p].rx_queues);
+		rte_tel_data_add_dict_u64(pd, "tx_queues", cfg->ports[p].tx_queues);
+		rte_tel_data_add_dict_string(pd, "ipv4_cksum",
+					     port->rx_ipv4_cksum ? "offload" : "software");
+		snprintf(key, sizeof(key), "port_%s", cfg->ports[p].name);
+		rte_tel_data_add_dict_container(d, key, pd, 0);
+	}
+	return 0;
+}
+
+static int
+tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
+	  struct rte_tel_data *d)
+{
+	struct lf_totals t;
+	char key[64];
+	unsigned int r;
+
+	if (tel_app == NULL)
+		return -ENODEV;
+	telemetry_totals(tel_app, &t);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "rx_packets", t.rx_pkts);
+	rte_tel_data_add_dict_u64(d, "tx_packets", t.tx_pkts);
+	rte_tel_data_add_dict_u64(d, "drops", t.drops);
+	for (r = 0; r < LF_DROP_COUNT; r++) {
+		snprintf(key, sizeof(key), "drop_%s", lf_drop_names[r]);
+		rte_tel_data_add_dict_u64(d, key, t.drop[r]);
+	}
+	rte_tel_data_add_dict_u64(d, "busy_cycles", t.busy_cycles);
+	rte_tel_data_add_dict_u64(d, "idle_cycles", t.idle_cycles);
+	rte_tel_data_add_dict_u64(d, "cycles_per_packet",
+				  per_packet(t.busy_cycles, t.rx_pkts));
+	return 0;
+}
+
+/* Bucket labels of the packets-per-poll histogram. */
+static const char *const burst_labels[LF_BURST_HIST_BUCKETS] = {
+	"0", "1", "2_3", "4_7", "8_15", "16_31", "32_63", "64_127", "128_255", "256",
+};
+
+/* One worker as a flat dict (DPDK 22.11 nests containers one level only). */
+static void
+worker_dict(const struct lf_app *app, const struct worker *w, struct rte_tel_data *d)
+{
+	const struct lf_worker_conf *wc = &app->cfg.workers[w->index];
+	struct lf_worker_stats s;
+	char key[64], queues[RTE_TEL_MAX_STRING_LEN];
+	size_t off = 0;
+	unsigned int i;
+
+	telemetry_worker_snapshot(w, &s);
+	queues[0] = '\0';
+	for (i = 0; i < wc->n_rxq && off < sizeof(queues); i++)
+		off += snprintf(queues + off, sizeof(queues) - off, "%s%s:%u",
+				i ? " " : "", app->cfg.ports[wc->rxq[i].port].name,
+				wc->rxq[i].queue);
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "lcore", w->lcore);
+	rte_tel_data_add_dict_int(d, "socket", w->socket);
+	rte_tel_data_add_dict_string(d, "rx_queues", queues);
+	rte_tel_data_add_dict_u64(d, "rx_packets", s.rx_pkts);
+	rte_tel_data_add_dict_u64(d, "tx_packets", s.tx_pkts);
+	for (i = 0; i < LF_DROP_COUNT; i++) {
+		snprintf(key, sizeof(key), "drop_%s", lf_drop_names[i]);
+		rte_tel_data_add_dict_u64(d, key, s.drops[i]);
+	}
+	rte_tel_data_add_dict_u64(d, "ipv4_cksum_sw", s.ipv4_cksum_sw);
+	rte_tel_data_add_dict_u64(d, "polls", s.polls);
+	rte_tel_data_add_dict_u64(d, "busy_polls", s.busy_polls);
+	rte_tel_data_add_dict_u64(d, "busy_cycles", s.busy_cycles);
+	rte_tel_data_add_dict_u64(d, "idle_cycles", s.idle_cycles);
+	rte_tel_data_add_dict_u64(d, "cycles_per_packet",
+				  per_packet(s.busy_cycles, s.rx_pkts));
+	rte_tel_data_add_dict_u64(d, "busy_percent",
+				  s.busy_cycles + s.idle_cycles == 0 ? 0 :
+				  s.busy_cycles * 100 / (s.busy_cycles + s.idle_cycles));
+	for (i = 0; i < LF_BURST_HIST_BUCKETS; i++) {
+		snprintf(key, sizeof(key), "burst_%s", burst_labels[i]);
+		rte_tel_data_add_dict_u64(d, key, s.burst_hist[i]);
+	}
+}
+
+static int
+tel_workers(const char *cmd __rte_unused, const char *params,
+	    struct rte_tel_data *d)
+{
+	const struct lf_app *app = tel_app;
+	unsigned int i;
+
+	if (app == NULL)
+		return -ENODEV;
+	if (params != NULL && params[0] != '\0') {
+		char *end;
+		unsigned long lcore;
+
+		errno = 0;
+		lcore = strtoul(params, &end, 10);
+		for (i = 0; errno == 0 && *end == '\0' && i < app->n_workers; i++) {
+			if (app->workers[i]->lcore == lcore) {
+				worker_dict(app, app->workers[i], d);
+				return 0;
+			}
+		}
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_string(d, "error",
+					     "unknown worker: the parameter is a worker lcore id, see /lanefwd/workers");
+		return 0;
+	}
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < app->n_workers; i++) {
+		struct rte_tel_data *wd = rte_tel_data_alloc();
+		char key[32];
+
+		if (wd == NULL)
+			return -ENOMEM;
+		worker_dict(app, app->workers[i], wd);
+		snprintf(key, sizeof(key), "%u", app->workers[i]->lcore);
+		rte_tel_data_add_dict_container(d, key, wd, 0);
+	}
+	return 0;
+}
+
+int
+telemetry_init(struct lf_app *app)
+{
+	int ret;
+
+	tel_app = app;
+	ret = rte_telemetry_register_cmd("/lanefwd/info", tel_info,
+					 "lanefwd version, configuration, uptime, ports. No parameters");
+	if (ret == 0)
+		ret = rte_telemetry_register_cmd("/lanefwd/stats", tel_stats,
+						 "Packet, drop and cycle totals over all workers. No parameters");
+	if (ret == 0)
+		ret = rte_telemetry_register_cmd("/lanefwd/workers", tel_workers,
+						 "Per-worker counters, cycles/packet and packets-per-poll histogram. Parameter: optional worker lcore id");
+	if (ret != 0)
+		LF_LOG(ERR, tel, "cannot register telemetry commands: %s", strerror(-ret));
+	return ret;
+}
+
+void
+telemetry_free(void)
+{
+	/* DPDK 22.11 cannot unregister commands; stop serving our data. */
+	__atomic_store_n(&tel_app, NULL, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The run-to-completion worker loop: poll each owned RX queue, run the burst
+ * through parse -> FIB -> rewrite -> TX, account busy and idle TSC cycles and
+ * packets per poll, and drain partial TX buffers.
+ */
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "fib.h"
+#include "lf_log.h"
+#include "parse.h"
+#include "rewrite.h"
+#include "tx.h"
+#include "worker.h"
+
+const char *const lf_drop_names[LF_DROP_COUNT] = {
+#define X(e, s) [LF_DROP_##e] = s,
+	LF_DROP_REASONS(X)
+#undef X
+};
+
+void
+worker_process_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	n = parse_burst(w, pkts, n);
+	if (likely(n != 0))
+		n = fib_burst(w, pkts, n);
+	if (likely(n != 0))
+		n = rewrite_burst(w, pkts, n);
+	if (likely(n != 0))
+		tx_burst(w, pkts, n);
+	lf_drops_flush(w);
+}
+
+void
+worker_flush_tx(struct worker *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->n_tx; i++)
+		tx_flush(w, &w->tx[i]);
+}
+
+int
+worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct rte_mbuf *pkts[LF_BURST_MAX];
+	struct lf_worker_stats *s = &w->stats;
+	const uint16_t burst = w->burst;
+	uint64_t prev, now;
+	unsigned int q;
+
+	LF_LOG(INFO, worker, "worker %u on lcore %u (socket %d): %u RX queues, burst %u, prefetch %u",
+	       w->index, w->lcore, w->socket, w->n_rxq, w->burst, w->prefetch);
+
+	prev = rte_rdtsc();
+	w->last_drain = prev;
+	while (!*w->quit) {
+		uint32_t got = 0;
+
+		for (q = 0; q < w->n_rxq; q++) {
+			const struct lf_rxq *rq = &w->rxq[q];
+			uint16_t n = rte_eth_rx_burst(rq->port_id, rq->queue_id,
+						      pkts, burst);
+
+			LF_STAT_ADD(s->burst_hist[lf_burst_bucket(n)], 1);
+			if (n == 0)
+				continue;
+			got += n;
+			worker_process_burst(w, pkts, n);
+		}
+		now = rte_rdtsc();
+		LF_STAT_ADD(s->polls, w->n_rxq);
+		if (got != 0) {
+			LF_STAT_ADD(s->rx_pkts, got);
+			LF_STAT_ADD(s->busy_polls, 1);
+			LF_STAT_ADD(s->busy_cycles, now - prev);
+			/* Under load, partial bursts wait at most drain_tsc. */
+			if (now - w->last_drain >= w->drain_tsc) {
+				worker_flush_tx(w);
+				w->last_drain = now;
+			}
+		} else {
+			LF_STAT_ADD(s->idle_cycles, now - prev);
+			/* Nothing more is coming now: holding packets only adds latency. */
+			worker_flush_tx(w);
+			w->last_drain = now;
+		}
+		prev = now;
+	}
+	worker_flush_tx(w);
+	LF_LOG(INFO, worker, "worker %u on lcore %u stopped", w->index, w->lcore);
+	return 0;
+}

@@ -1,0 +1,67 @@
+# Shared helpers for the integration tests (sourced, not run).
+# Each test gets its own EAL file prefix and scratch directory, starts
+# lanefwd in the background, and stops only the pid it started.
+set -euo pipefail
+
+: "${LANEFWD:?LANEFWD must point at the lanefwd binary}"
+: "${LF_SRCDIR:?LF_SRCDIR must point at the source tree}"
+PY=/usr/bin/python3
+LF_PID=""
+LF_TMP=$(mktemp -d /tmp/lanefwd-test.XXXXXX)
+LF_PREFIX="lft$$"
+
+lf_cleanup() {
+	local rc=$?
+	lf_stop || true
+	if [ -n "${LF_CLEANUP_HOOK:-}" ]; then
+		$LF_CLEANUP_HOOK || true
+	fi
+	rm -rf "$LF_TMP" "/var/run/dpdk/$LF_PREFIX"
+	exit $rc
+}
+trap lf_cleanup EXIT
+
+die() {
+	echo "FAIL: $*" >&2
+	if [ -f "$LF_TMP/lanefwd.log" ]; then
+		echo "---- lanefwd log ----" >&2
+		tail -n 40 "$LF_TMP/lanefwd.log" >&2
+	fi
+	exit 1
+}
+
+# lf_start CONFIG: start lanefwd and wait until its workers run.
+lf_start() {
+	"$LANEFWD" -c "$1" > "$LF_TMP/lanefwd.log" 2>&1 &
+	LF_PID=$!
+	local i
+	for i in $(seq 1 200); do
+		if grep -q "^lanefwd: running" "$LF_TMP/lanefwd.log"; then
+			return 0
+		fi
+		kill -0 "$LF_PID" 2>/dev/null || die "lanefwd exited during start-up"
+		sleep 0.1
+	done
+	die "lanefwd did not start within 20 s"
+}
+
+# lf_stop: SIGINT the lanefwd we started and wait for its final counters.
+lf_stop() {
+	[ -n "$LF_PID" ] || return 0
+	kill -INT "$LF_PID" 2>/dev/null || true
+	local i
+	for i in $(seq 1 100); do
+		kill -0 "$LF_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$LF_PID" 2>/dev/null; then
+		kill -KILL "$LF_PID" 2>/dev/null || true
+	fi
+	wait "$LF_PID" 2>/dev/null || true
+	LF_PID=""
+}
+
+# lf_tel COMMAND: one telemetry command through the stock DPDK client.
+lf_tel() {
+	echo "$1" | dpdk-telemetry.py -f "$LF_PREFIX" 2>/dev/null | tail -n 1
+}
