@@ -14,31 +14,31 @@
 
 #include <rte_ether.h>
 
-#define LF_MAX_PORTS 32      /**< Ports in one configuration. */
-#define LF_MAX_WORKERS 64    /**< Worker lcores. */
+#define LF_MAX_PORTS 32 /**< Ports in one configuration. */
+#define LF_MAX_WORKERS 64 /**< Worker lcores. */
 #define LF_MAX_RXQ_PER_WORKER 32 /**< (port, queue) pairs one worker polls. */
-#define LF_MAX_QUEUES 64     /**< RX queues of one port. */
+#define LF_MAX_QUEUES 64 /**< RX queues of one port. */
 #define LF_MAX_NEXTHOPS 32767 /**< Next-hop ids 0..32766 (2-byte FIB entries). */
-#define LF_MAX_LCORE 128     /**< Highest lcore id + 1 accepted in config. */
-#define LF_BURST_MAX 256     /**< Largest [pipeline] burst. */
-#define LF_PREFETCH_MAX 32   /**< Largest [pipeline] prefetch_distance. */
+#define LF_MAX_LCORE 128 /**< Highest lcore id + 1 accepted in config. */
+#define LF_BURST_MAX 256 /**< Largest [pipeline] burst. */
+#define LF_PREFETCH_MAX 32 /**< Largest [pipeline] prefetch_distance. */
 #define LF_NAME_LEN 32
 #define LF_PATH_LEN 256
 #define LF_ERR_LEN 512
 
 /** One (port, queue) pair owned by a worker. */
 struct lf_rxq_conf {
-	uint16_t port;  /**< Index into lf_config.ports. */
+	uint16_t port; /**< Index into lf_config.ports. */
 	uint16_t queue;
 };
 
 struct lf_port_conf {
-	char name[LF_NAME_LEN];  /**< Section name: [port NAME]. */
+	char name[LF_NAME_LEN]; /**< Section name: [port NAME]. */
 	char devargs[LF_PATH_LEN]; /**< PCI address or vdev devargs. */
 	char devname[LF_PATH_LEN]; /**< What EAL names the device. */
 	bool is_pci;
 	uint16_t rx_queues;
-	uint16_t tx_queues;      /**< One per worker: no TX locks. */
+	uint16_t tx_queues; /**< One per worker: no TX locks. */
 	uint16_t rx_desc;
 	uint16_t tx_desc;
 	uint16_t mtu;
@@ -55,20 +55,20 @@ struct lf_worker_conf {
 
 struct lf_nexthop_conf {
 	uint32_t id;
-	uint16_t port;           /**< Index into lf_config.ports. */
+	uint16_t port; /**< Index into lf_config.ports. */
 	struct rte_ether_addr dst_mac;
-	bool has_src_mac;        /**< Otherwise the port's own MAC. */
+	bool has_src_mac; /**< Otherwise the port's own MAC. */
 	struct rte_ether_addr src_mac;
 };
 
 struct lf_eal_conf {
 	unsigned int main_lcore;
 	char file_prefix[64];
-	unsigned int memory_mb;  /**< 0: EAL default. */
+	unsigned int memory_mb; /**< 0: EAL default. */
 	bool huge;
 	bool in_memory;
 	bool telemetry;
-	char iova_mode[8];       /**< "", "va" or "pa". */
+	char iova_mode[8]; /**< "", "va" or "pa". */
 	char log_level[64];
 	char extra[LF_PATH_LEN]; /**< Extra EAL arguments, split on spaces. */
 };
@@ -77,12 +77,12 @@ struct lf_pipeline_conf {
 	uint16_t burst;
 	uint16_t prefetch_distance;
 	uint32_t tx_drain_us;
-	uint32_t mbufs;          /**< Per socket; 0: computed. */
+	uint32_t mbufs; /**< Per socket; 0: computed. */
 	uint16_t mbuf_cache;
 };
 
 struct lf_routes_conf {
-	char ipv4[LF_PATH_LEN];  /**< Resolved path or "". */
+	char ipv4[LF_PATH_LEN]; /**< Resolved path or "". */
 	char ipv6[LF_PATH_LEN];
 	uint32_t ipv4_max_routes;
 	uint32_t ipv4_tbl8;
@@ -127,7 +127,7 @@ int config_port_index(const struct lf_config *cfg, const char *name);
  * Build the EAL argument vector from the [eal] and [port] sections.
  * @return argc, or -ENOSPC if it does not fit in max.
  */
-int config_eal_args(const struct lf_config *cfg, char *argv0, char **argv,
-		    int max, char *buf, size_t buflen);
+int config_eal_args(const struct lf_config *cfg, char *argv0, char **argv, int max, char *buf,
+		    size_t buflen);
 
 #endif /* LF_CONFIG_H */

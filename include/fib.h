@@ -35,8 +35,8 @@ struct lf_fib {
  * @return 0 or -errno with a message in err.
  */
 int fib_init(struct lf_fib *fib, const struct lf_routes_conf *conf, int socket,
-	     const struct lf_route_table *r4, const struct lf_route_table *r6,
-	     char *err, size_t errlen);
+	     const struct lf_route_table *r4, const struct lf_route_table *r6, char *err,
+	     size_t errlen);
 void fib_free(struct lf_fib *fib);
 
 /** Look up the burst; returns the packets that have a route. */

@@ -27,10 +27,10 @@
 
 /** A configured port once EAL has probed it. */
 struct lf_port {
-	uint16_t port_id;          /**< ethdev port id. */
-	int socket;                /**< rte_eth_dev_socket_id, may be SOCKET_ID_ANY. */
+	uint16_t port_id; /**< ethdev port id. */
+	int socket; /**< rte_eth_dev_socket_id, may be SOCKET_ID_ANY. */
 	struct rte_ether_addr mac;
-	bool rx_ipv4_cksum;        /**< RX IPv4 checksum offload enabled. */
+	bool rx_ipv4_cksum; /**< RX IPv4 checksum offload enabled. */
 	bool started;
 	char driver[32];
 };
@@ -46,7 +46,7 @@ struct lf_app {
 	struct worker *workers[LF_MAX_WORKERS];
 	uint64_t start_tsc;
 	time_t start_time;
-	volatile bool quit;        /* control: writes; workers: read. */
+	volatile bool quit; /* control: writes; workers: read. */
 };
 
 #endif /* LANEFWD_H */

@@ -18,8 +18,7 @@ extern int lf_logtype_tel;
 
 /** Log at LEVEL (ERR, WARNING, INFO, DEBUG) for component COMP (main, port, ...). */
 #define LF_LOG(level, comp, fmt, ...) \
-	rte_log(RTE_LOG_##level, lf_logtype_##comp, "lanefwd.%s: " fmt "\n", \
-		#comp, ##__VA_ARGS__)
+	rte_log(RTE_LOG_##level, lf_logtype_##comp, "lanefwd.%s: " fmt "\n", #comp, ##__VA_ARGS__)
 
 /** Register the log types; called once before EAL init returns control. */
 void lf_log_init(void);

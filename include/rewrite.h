@@ -22,9 +22,8 @@
  * @param count      Set to the table length.
  * @return the table (rte_zmalloc'd on socket) or NULL with rte_errno set.
  */
-struct lf_nh *rewrite_init(const struct lf_config *cfg,
-			   const struct rte_ether_addr *port_macs, int socket,
-			   uint32_t *count);
+struct lf_nh *rewrite_init(const struct lf_config *cfg, const struct rte_ether_addr *port_macs,
+			   int socket, uint32_t *count);
 void rewrite_free(struct lf_nh *table);
 
 /** Rewrite the burst; returns packets that go on with meta[i].out set. */

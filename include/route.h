@@ -23,7 +23,7 @@ struct lf_route {
 };
 
 struct lf_route_table {
-	int af;                 /**< 4 or 6. */
+	int af; /**< 4 or 6. */
 	size_t n;
 	size_t cap;
 	struct lf_route *r;
@@ -34,8 +34,8 @@ struct lf_route_table {
  * @return 1 for a route, 0 for a blank or comment line, -EINVAL with a
  *         reason in why.
  */
-int route_parse_line(const char *line, int af, uint32_t max_nh,
-		     struct lf_route *out, char *why, size_t whylen);
+int route_parse_line(const char *line, int af, uint32_t max_nh, struct lf_route *out, char *why,
+		     size_t whylen);
 
 /**
  * Load a whole file. Rejects malformed lines, host bits set past the prefix
@@ -43,8 +43,8 @@ int route_parse_line(const char *line, int af, uint32_t max_nh,
  * same prefix given twice.
  * @return number of routes, or -errno with "file:line: ..." in err.
  */
-long route_load(const char *path, int af, const uint8_t *nh_defined,
-		uint32_t max_nh, struct lf_route_table *t, char *err, size_t errlen);
+long route_load(const char *path, int af, const uint8_t *nh_defined, uint32_t max_nh,
+		struct lf_route_table *t, char *err, size_t errlen);
 
 void route_table_free(struct lf_route_table *t);
 

@@ -18,22 +18,22 @@
 #include "config.h"
 
 /** Drop reasons, each defined once: yields the enum and the names. */
-#define LF_DROP_REASONS(X) \
+#define LF_DROP_REASONS(X)              \
 	X(L2_MALFORMED, "l2_malformed") \
 	X(L3_MALFORMED, "l3_malformed") \
 	X(L4_MALFORMED, "l4_malformed") \
 	X(BAD_CHECKSUM, "bad_checksum") \
-	X(TTL_EXPIRED, "ttl_expired") \
-	X(NO_ROUTE, "no_route") \
-	X(NO_NEXTHOP, "no_nexthop") \
-	X(NON_IP, "non_ip") \
+	X(TTL_EXPIRED, "ttl_expired")   \
+	X(NO_ROUTE, "no_route")         \
+	X(NO_NEXTHOP, "no_nexthop")     \
+	X(NON_IP, "non_ip")             \
 	X(TX_FULL, "tx_full")
 
 enum lf_drop {
 #define X(e, s) LF_DROP_##e,
 	LF_DROP_REASONS(X)
 #undef X
-	LF_DROP_COUNT
+		LF_DROP_COUNT
 };
 
 /** Names of the drop reasons, indexed by enum lf_drop. */
@@ -57,34 +57,33 @@ lf_burst_bucket(unsigned int n)
 struct lf_worker_stats {
 	uint64_t rx_pkts;
 	uint64_t tx_pkts;
-	uint64_t polls;          /**< rx_burst calls, empty ones included. */
-	uint64_t busy_polls;     /**< rx_burst calls that returned packets. */
-	uint64_t busy_cycles;    /**< TSC cycles of loop iterations with packets. */
-	uint64_t idle_cycles;    /**< TSC cycles of empty iterations. */
-	uint64_t ipv4_cksum_sw;  /**< IPv4 headers checked in software. */
+	uint64_t polls; /**< rx_burst calls, empty ones included. */
+	uint64_t busy_polls; /**< rx_burst calls that returned packets. */
+	uint64_t busy_cycles; /**< TSC cycles of loop iterations with packets. */
+	uint64_t idle_cycles; /**< TSC cycles of empty iterations. */
+	uint64_t ipv4_cksum_sw; /**< IPv4 headers checked in software. */
 	uint64_t drops[LF_DROP_COUNT];
 	uint64_t burst_hist[LF_BURST_HIST_BUCKETS];
 } __rte_cache_aligned;
 
 /** Single-writer counter update: a plain load and store, never a locked RMW. */
-#define LF_STAT_ADD(field, v) \
-	__atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
+#define LF_STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
 /** Reader side of LF_STAT_ADD. */
 #define LF_STAT_READ(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 
 /** What parse found out about a packet, carried through later stages. */
 struct lf_meta {
-	uint32_t nh;       /**< Next-hop id, set by the FIB stage. */
-	uint16_t l3_off;   /**< Offset of the IP header. */
-	uint16_t l4_off;   /**< Offset of the L4 header, 0 if none. */
-	uint8_t af;        /**< 4 or 6. */
-	uint8_t l4_proto;  /**< IPPROTO_*, after IPv6 extension headers. */
-	uint16_t out;      /**< Output port index, set by rewrite. */
+	uint32_t nh; /**< Next-hop id, set by the FIB stage. */
+	uint16_t l3_off; /**< Offset of the IP header. */
+	uint16_t l4_off; /**< Offset of the L4 header, 0 if none. */
+	uint8_t af; /**< 4 or 6. */
+	uint8_t l4_proto; /**< IPPROTO_*, after IPv6 extension headers. */
+	uint16_t out; /**< Output port index, set by rewrite. */
 };
 
 /** One RX queue a worker polls. */
 struct lf_rxq {
-	uint16_t port_id;  /**< ethdev port id. */
+	uint16_t port_id; /**< ethdev port id. */
 	uint16_t queue_id;
 	uint16_t port_idx; /**< Index in the configuration. */
 };
@@ -101,7 +100,7 @@ struct lf_txbuf {
 struct lf_nh {
 	struct rte_ether_addr dst;
 	struct rte_ether_addr src;
-	uint16_t out;      /**< Output port index; LF_NH_INVALID if undefined. */
+	uint16_t out; /**< Output port index; LF_NH_INVALID if undefined. */
 	uint16_t pad;
 };
 #define LF_NH_INVALID UINT16_MAX

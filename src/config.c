@@ -38,12 +38,11 @@ struct ctx {
 	size_t errlen;
 	struct key_line *lines;
 	unsigned int n_lines;
-	const char *section;     /* Section being read. */
+	const char *section; /* Section being read. */
 	int section_line;
 };
 
-static int __rte_format_printf(2, 3)
-fail(struct ctx *c, const char *fmt, ...)
+static int __rte_format_printf(2, 3) fail(struct ctx *c, const char *fmt, ...)
 {
 	va_list ap;
 	int off;
@@ -63,15 +62,14 @@ key_lineno(const struct ctx *c, const char *section, const char *key)
 	unsigned int i;
 
 	for (i = 0; i < c->n_lines; i++)
-		if (strcmp(c->lines[i].section, section) == 0 &&
-		    strcmp(c->lines[i].key, key) == 0)
+		if (strcmp(c->lines[i].section, section) == 0 && strcmp(c->lines[i].key, key) == 0)
 			return c->lines[i].line;
 	return 0;
 }
 
 /* Error about one key: "FILE:LINE: [section] key = 'value': WHAT". */
 static int __rte_format_printf(4, 5)
-key_fail(struct ctx *c, const char *key, const char *value, const char *fmt, ...)
+	key_fail(struct ctx *c, const char *key, const char *value, const char *fmt, ...)
 {
 	char what[LF_ERR_LEN / 2];
 	va_list ap;
@@ -84,8 +82,7 @@ key_fail(struct ctx *c, const char *key, const char *value, const char *fmt, ...
 	return -EINVAL;
 }
 
-static int __rte_format_printf(2, 3)
-section_fail(struct ctx *c, const char *fmt, ...)
+static int __rte_format_printf(2, 3) section_fail(struct ctx *c, const char *fmt, ...)
 {
 	char what[LF_ERR_LEN / 2];
 	va_list ap;
@@ -93,8 +90,7 @@ section_fail(struct ctx *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	snprintf(c->err, c->errlen, "%s:%d: [%s]: %s", c->path,
-		 c->section_line, c->section, what);
+	snprintf(c->err, c->errlen, "%s:%d: [%s]: %s", c->path, c->section_line, c->section, what);
 	return -EINVAL;
 }
 
@@ -150,8 +146,8 @@ prescan(struct ctx *c)
 			char *end = strchr(s, ']');
 
 			if (end == NULL || strip(end + 1)[0] != '\0') {
-				ret = fail(c, "line %d: '%s': a section header is [name]",
-					   lineno, s);
+				ret = fail(c, "line %d: '%s': a section header is [name]", lineno,
+					   s);
 				break;
 			}
 			*end = '\0';
@@ -181,8 +177,8 @@ prescan(struct ctx *c)
 				break;
 			}
 			if (section[0] == '\0') {
-				ret = fail(c, "line %d: '%s': key outside of any [section]",
-					   lineno, s);
+				ret = fail(c, "line %d: '%s': key outside of any [section]", lineno,
+					   s);
 				break;
 			}
 			*eq = '\0';
@@ -193,14 +189,15 @@ prescan(struct ctx *c)
 				break;
 			}
 			if (strlen(key) >= CFG_NAME_LEN || strlen(val) >= CFG_VALUE_LEN) {
-				ret = fail(c, "line %d: [%s] %s: key longer than %d or value longer than %d characters",
+				ret = fail(c,
+					   "line %d: [%s] %s: key longer than %d or value longer than %d characters",
 					   lineno, section, key, CFG_NAME_LEN - 1,
 					   CFG_VALUE_LEN - 1);
 				break;
 			}
 			if (*val == '\0') {
-				ret = fail(c, "line %d: [%s] %s: empty value", lineno,
-					   section, key);
+				ret = fail(c, "line %d: [%s] %s: empty value", lineno, section,
+					   key);
 				break;
 			}
 			for (i = 0; i < c->n_lines; i++)
@@ -278,12 +275,11 @@ parse_mac(const char *v, struct rte_ether_addr *mac)
 	int i;
 
 	if (strlen(v) != 17 ||
-	    sscanf(v, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
-		   &b[4], &b[5], &tail) != 6)
+	    sscanf(v, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+		   &tail) != 6)
 		return -EINVAL;
 	for (i = 0; i < RTE_ETHER_ADDR_LEN; i++) {
-		if (!isxdigit((unsigned char)v[i * 3]) ||
-		    !isxdigit((unsigned char)v[i * 3 + 1]))
+		if (!isxdigit((unsigned char)v[i * 3]) || !isxdigit((unsigned char)v[i * 3 + 1]))
 			return -EINVAL;
 		mac->addr_bytes[i] = b[i];
 	}
@@ -304,15 +300,26 @@ struct key_def {
 };
 
 #define FSIZE(st, f) sizeof(((struct st *)0)->f)
-#define K_UINT(st, k, f, lo, hi, h) \
-	{ k, KT_UINT, offsetof(struct st, f), FSIZE(st, f), lo, hi, h }
-#define K_BOOL(st, k, f, h) \
-	{ k, KT_BOOL, offsetof(struct st, f), FSIZE(st, f), 0, 0, h }
-#define K_STR(st, k, f, h) \
-	{ k, KT_STR, offsetof(struct st, f), FSIZE(st, f), 0, 0, h }
-#define K_PATH(st, k, f, h) \
-	{ k, KT_PATH, offsetof(struct st, f), FSIZE(st, f), 0, 0, h }
-#define K_SPECIAL(k, h) { k, KT_SPECIAL, 0, 0, 0, 0, h }
+#define K_UINT(st, k, f, lo, hi, h)                                         \
+	{                                                                   \
+		k, KT_UINT, offsetof(struct st, f), FSIZE(st, f), lo, hi, h \
+	}
+#define K_BOOL(st, k, f, h)                                               \
+	{                                                                 \
+		k, KT_BOOL, offsetof(struct st, f), FSIZE(st, f), 0, 0, h \
+	}
+#define K_STR(st, k, f, h)                                               \
+	{                                                                \
+		k, KT_STR, offsetof(struct st, f), FSIZE(st, f), 0, 0, h \
+	}
+#define K_PATH(st, k, f, h)                                               \
+	{                                                                 \
+		k, KT_PATH, offsetof(struct st, f), FSIZE(st, f), 0, 0, h \
+	}
+#define K_SPECIAL(k, h)                      \
+	{                                    \
+		k, KT_SPECIAL, 0, 0, 0, 0, h \
+	}
 
 static const struct key_def eal_keys[] = {
 	K_UINT(lf_eal_conf, "main_lcore", main_lcore, 0, LF_MAX_LCORE - 1,
@@ -330,10 +337,9 @@ static const struct key_def eal_keys[] = {
 };
 
 static const struct key_def pipeline_keys[] = {
-	K_UINT(lf_pipeline_conf, "burst", burst, 1, LF_BURST_MAX,
-	       "packets per RX burst, 1 to 256"),
-	K_UINT(lf_pipeline_conf, "prefetch_distance", prefetch_distance, 0,
-	       LF_PREFETCH_MAX, "packets to prefetch ahead, 0 (off) to 32"),
+	K_UINT(lf_pipeline_conf, "burst", burst, 1, LF_BURST_MAX, "packets per RX burst, 1 to 256"),
+	K_UINT(lf_pipeline_conf, "prefetch_distance", prefetch_distance, 0, LF_PREFETCH_MAX,
+	       "packets to prefetch ahead, 0 (off) to 32"),
 	K_UINT(lf_pipeline_conf, "tx_drain_us", tx_drain_us, 0, 1000000,
 	       "microseconds a partial TX burst may wait, 0 to 1000000"),
 	K_UINT(lf_pipeline_conf, "mbufs", mbufs, 0, 16 << 20,
@@ -345,11 +351,9 @@ static const struct key_def pipeline_keys[] = {
 static const struct key_def routes_keys[] = {
 	K_PATH(lf_routes_conf, "ipv4", ipv4, "a route file: 'prefix/len nexthop' per line"),
 	K_PATH(lf_routes_conf, "ipv6", ipv6, "a route file: 'prefix/len nexthop' per line"),
-	K_UINT(lf_routes_conf, "ipv4_max_routes", ipv4_max_routes, 1, 1 << 26,
-	       "1 to 67108864"),
+	K_UINT(lf_routes_conf, "ipv4_max_routes", ipv4_max_routes, 1, 1 << 26, "1 to 67108864"),
 	K_UINT(lf_routes_conf, "ipv4_tbl8", ipv4_tbl8, 1, 1 << 24, "1 to 16777216"),
-	K_UINT(lf_routes_conf, "ipv6_max_routes", ipv6_max_routes, 1, 1 << 26,
-	       "1 to 67108864"),
+	K_UINT(lf_routes_conf, "ipv6_max_routes", ipv6_max_routes, 1, 1 << 26, "1 to 67108864"),
 	K_UINT(lf_routes_conf, "ipv6_tbl8", ipv6_tbl8, 1, 1 << 24, "1 to 16777216"),
 };
 
@@ -385,8 +389,7 @@ allowed_keys(const struct key_def *defs, unsigned int n, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (i = 0; i < n && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
-				defs[i].key);
+		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "", defs[i].key);
 }
 
 static int
@@ -400,8 +403,8 @@ file_readable(const char *path)
  * handler; return 1 for them.
  */
 static int
-set_key(struct ctx *c, const struct key_def *defs, unsigned int n_defs,
-	void *obj, const char *key, const char *val)
+set_key(struct ctx *c, const struct key_def *defs, unsigned int n_defs, void *obj, const char *key,
+	const char *val)
 {
 	const struct key_def *d = NULL;
 	char allowed[256];
@@ -435,8 +438,7 @@ set_key(struct ctx *c, const struct key_def *defs, unsigned int n_defs,
 		return 0;
 	case KT_STR:
 		if (strlen(val) >= d->size)
-			return key_fail(c, key, val, "longer than %zu characters",
-					d->size - 1);
+			return key_fail(c, key, val, "longer than %zu characters", d->size - 1);
 		strlcpy((char *)obj + d->off, val, d->size);
 		return 0;
 	case KT_PATH: {
@@ -453,8 +455,7 @@ set_key(struct ctx *c, const struct key_def *defs, unsigned int n_defs,
 			return key_fail(c, key, val, "path longer than %zu characters",
 					d->size - 1);
 		if (file_readable(full) != 0)
-			return key_fail(c, key, val, "cannot read %s: %s", full,
-					strerror(errno));
+			return key_fail(c, key, val, "cannot read %s: %s", full, strerror(errno));
 		strlcpy((char *)obj + d->off, full, d->size);
 		return 0;
 	}
@@ -502,15 +503,15 @@ valid_pci(const char *v)
 	unsigned int dom, bus, dev, fn;
 	char tail;
 
-	if (sscanf(v, "%4x:%2x:%2x.%1x%c", &dom, &bus, &dev, &fn, &tail) != 4 ||
-	    strlen(v) != 12 || dev > 31 || fn > 7)
+	if (sscanf(v, "%4x:%2x:%2x.%1x%c", &dom, &bus, &dev, &fn, &tail) != 4 || strlen(v) != 12 ||
+	    dev > 31 || fn > 7)
 		return -EINVAL;
 	return 0;
 }
 
 static int
-load_port(struct ctx *c, struct lf_config *cfg, const char *name,
-	  struct rte_cfgfile_entry *e, int n)
+load_port(struct ctx *c, struct lf_config *cfg, const char *name, struct rte_cfgfile_entry *e,
+	  int n)
 {
 	struct lf_port_conf *p;
 	unsigned int i;
@@ -600,8 +601,8 @@ parse_lcore_id(const char *s, unsigned int *out)
 }
 
 static int
-load_worker(struct ctx *c, struct lf_config *cfg, const char *arg,
-	    struct rte_cfgfile_entry *e, int n)
+load_worker(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfile_entry *e,
+	    int n)
 {
 	struct lf_worker_conf *w;
 	unsigned int lcore, i;
@@ -645,7 +646,8 @@ load_worker(struct ctx *c, struct lf_config *cfg, const char *arg,
 						"no [port %s] section (ports must be defined before workers)",
 						tok);
 			if (parse_u64(colon + 1, &q) != 0 || q >= LF_MAX_QUEUES)
-				return key_fail(c, key, val, "queue '%s' of port %s: expected 0 to %d",
+				return key_fail(c, key, val,
+						"queue '%s' of port %s: expected 0 to %d",
 						colon + 1, tok, LF_MAX_QUEUES - 1);
 			if (w->n_rxq == LF_MAX_RXQ_PER_WORKER)
 				return key_fail(c, key, val, "more than %d queues for one worker",
@@ -662,8 +664,8 @@ load_worker(struct ctx *c, struct lf_config *cfg, const char *arg,
 }
 
 static int
-load_nexthop(struct ctx *c, struct lf_config *cfg, const char *arg,
-	     struct rte_cfgfile_entry *e, int n, unsigned int cap)
+load_nexthop(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfile_entry *e,
+	     int n, unsigned int cap)
 {
 	struct lf_nexthop_conf *nh;
 	bool has_port = false, has_mac = false;
@@ -695,8 +697,8 @@ load_nexthop(struct ctx *c, struct lf_config *cfg, const char *arg,
 			nh->port = port;
 			has_port = true;
 		} else {
-			struct rte_ether_addr *mac = strcmp(key, "mac") == 0 ?
-				&nh->dst_mac : &nh->src_mac;
+			struct rte_ether_addr *mac =
+				strcmp(key, "mac") == 0 ? &nh->dst_mac : &nh->src_mac;
 
 			if (parse_mac(val, mac) != 0)
 				return key_fail(c, key, val,
@@ -733,7 +735,8 @@ cross_check(struct ctx *c, struct lf_config *cfg)
 	for (i = 0; i < cfg->n_workers; i++) {
 		if (cfg->workers[i].lcore == cfg->eal.main_lcore) {
 			c->section = "eal";
-			return key_fail(c, "main_lcore", "", "lcore %u is also a worker; the main lcore runs the control thread",
+			return key_fail(c, "main_lcore", "",
+					"lcore %u is also a worker; the main lcore runs the control thread",
 					cfg->eal.main_lcore);
 		}
 	}
@@ -753,9 +756,10 @@ cross_check(struct ctx *c, struct lf_config *cfg)
 				if (w->rxq[k].port != p)
 					continue;
 				if (owner[q] != 0) {
-					return fail(c, "queue %u of port %s is polled by worker %u and worker %u; each RX queue has exactly one owner",
-						    q, port->name,
-						    cfg->workers[owner[q] - 1].lcore, w->lcore);
+					return fail(c,
+						    "queue %u of port %s is polled by worker %u and worker %u; each RX queue has exactly one owner",
+						    q, port->name, cfg->workers[owner[q] - 1].lcore,
+						    w->lcore);
 				}
 				owner[q] = i + 1;
 				if (q + 1 > nq)
@@ -766,10 +770,12 @@ cross_check(struct ctx *c, struct lf_config *cfg)
 			port->rx_queues = nq ? nq : 1;
 		for (j = 0; j < LF_MAX_QUEUES; j++) {
 			if (j >= port->rx_queues && owner[j] != 0)
-				return fail(c, "[port %s] has rx_queues = %u but a worker polls queue %u",
+				return fail(c,
+					    "[port %s] has rx_queues = %u but a worker polls queue %u",
 					    port->name, port->rx_queues, j);
 			if (j < port->rx_queues && owner[j] == 0 && nq != 0)
-				return fail(c, "queue %u of port %s is polled by no worker; its packets would be lost",
+				return fail(c,
+					    "queue %u of port %s is polled by no worker; its packets would be lost",
 					    j, port->name);
 		}
 		port->tx_queues = cfg->n_workers;
@@ -867,8 +873,7 @@ config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
 			const char *arg;
 			int n;
 
-			n = rte_cfgfile_section_entries_by_index(file, s, name, entries,
-								 c.n_lines);
+			n = rte_cfgfile_section_entries_by_index(file, s, name, entries, c.n_lines);
 			c.section = name;
 			c.section_line = key_lineno(&c, name, "");
 			if (strcmp(name, "eal") == 0 || strcmp(name, "pipeline") == 0 ||
@@ -903,11 +908,12 @@ config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
 					goto out;
 			} else if ((arg = section_arg(name, "nexthop")) != NULL) {
 				if (pass == 1 &&
-				    (ret = load_nexthop(&c, cfg, arg, entries, n,
-							n_nh_sections)) < 0)
+				    (ret = load_nexthop(&c, cfg, arg, entries, n, n_nh_sections)) <
+					    0)
 					goto out;
 			} else {
-				ret = section_fail(&c, "unknown section; allowed: [eal], [pipeline], [routes], [port NAME], [worker LCORE], [nexthop ID]");
+				ret = section_fail(&c,
+						   "unknown section; allowed: [eal], [pipeline], [routes], [port NAME], [worker LCORE], [nexthop ID]");
 				goto out;
 			}
 		}
@@ -957,38 +963,38 @@ config_dump(const struct lf_config *cfg, FILE *f)
 	unsigned int i, k;
 
 	fprintf(f, "# resolved configuration of %s\n", cfg->path);
-	fprintf(f, "[eal]\nmain_lcore = %u\nfile_prefix = %s\nmemory = %u\nhuge = %s\n"
+	fprintf(f,
+		"[eal]\nmain_lcore = %u\nfile_prefix = %s\nmemory = %u\nhuge = %s\n"
 		"in_memory = %s\ntelemetry = %s\n",
-		cfg->eal.main_lcore, cfg->eal.file_prefix, cfg->eal.memory_mb,
-		yesno(cfg->eal.huge), yesno(cfg->eal.in_memory),
-		yesno(cfg->eal.telemetry));
+		cfg->eal.main_lcore, cfg->eal.file_prefix, cfg->eal.memory_mb, yesno(cfg->eal.huge),
+		yesno(cfg->eal.in_memory), yesno(cfg->eal.telemetry));
 	if (cfg->eal.iova_mode[0] != '\0')
 		fprintf(f, "iova_mode = %s\n", cfg->eal.iova_mode);
 	if (cfg->eal.log_level[0] != '\0')
 		fprintf(f, "log_level = %s\n", cfg->eal.log_level);
 	if (cfg->eal.extra[0] != '\0')
 		fprintf(f, "extra = %s\n", cfg->eal.extra);
-	fprintf(f, "\n[pipeline]\nburst = %u\nprefetch_distance = %u\ntx_drain_us = %u\n"
+	fprintf(f,
+		"\n[pipeline]\nburst = %u\nprefetch_distance = %u\ntx_drain_us = %u\n"
 		"mbufs = %u\nmbuf_cache = %u\n",
-		cfg->pipeline.burst, cfg->pipeline.prefetch_distance,
-		cfg->pipeline.tx_drain_us, cfg->pipeline.mbufs,
-		cfg->pipeline.mbuf_cache);
+		cfg->pipeline.burst, cfg->pipeline.prefetch_distance, cfg->pipeline.tx_drain_us,
+		cfg->pipeline.mbufs, cfg->pipeline.mbuf_cache);
 	fprintf(f, "\n[routes]\n");
 	if (cfg->routes.ipv4[0] != '\0')
 		fprintf(f, "ipv4 = %s\n", cfg->routes.ipv4);
 	if (cfg->routes.ipv6[0] != '\0')
 		fprintf(f, "ipv6 = %s\n", cfg->routes.ipv6);
 	fprintf(f, "ipv4_max_routes = %u\nipv4_tbl8 = %u\nipv6_max_routes = %u\nipv6_tbl8 = %u\n",
-		cfg->routes.ipv4_max_routes, cfg->routes.ipv4_tbl8,
-		cfg->routes.ipv6_max_routes, cfg->routes.ipv6_tbl8);
+		cfg->routes.ipv4_max_routes, cfg->routes.ipv4_tbl8, cfg->routes.ipv6_max_routes,
+		cfg->routes.ipv6_tbl8);
 	for (i = 0; i < cfg->n_ports; i++) {
 		const struct lf_port_conf *p = &cfg->ports[i];
 
-		fprintf(f, "\n[port %s]\n%s = %s\nrx_queues = %u\n# tx_queues = %u (one per worker)\n"
+		fprintf(f,
+			"\n[port %s]\n%s = %s\nrx_queues = %u\n# tx_queues = %u (one per worker)\n"
 			"rx_desc = %u\ntx_desc = %u\nmtu = %u\npromiscuous = %s\n",
-			p->name, p->is_pci ? "pci" : "vdev", p->devargs, p->rx_queues,
-			p->tx_queues, p->rx_desc, p->tx_desc, p->mtu,
-			yesno(p->promiscuous));
+			p->name, p->is_pci ? "pci" : "vdev", p->devargs, p->rx_queues, p->tx_queues,
+			p->rx_desc, p->tx_desc, p->mtu, yesno(p->promiscuous));
 		if (p->has_mac) {
 			rte_ether_format_addr(mac, sizeof(mac), &p->mac);
 			fprintf(f, "mac = %s\n", mac);
@@ -999,8 +1005,7 @@ config_dump(const struct lf_config *cfg, FILE *f)
 
 		fprintf(f, "\n[worker %u]\nrx =", w->lcore);
 		for (k = 0; k < w->n_rxq; k++)
-			fprintf(f, " %s:%u", cfg->ports[w->rxq[k].port].name,
-				w->rxq[k].queue);
+			fprintf(f, " %s:%u", cfg->ports[w->rxq[k].port].name, w->rxq[k].queue);
 		fprintf(f, "\n");
 	}
 	for (i = 0; i < cfg->n_nexthops; i++) {
@@ -1017,8 +1022,8 @@ config_dump(const struct lf_config *cfg, FILE *f)
 }
 
 int
-config_eal_args(const struct lf_config *cfg, char *argv0, char **argv, int max,
-		char *buf, size_t buflen)
+config_eal_args(const struct lf_config *cfg, char *argv0, char **argv, int max, char *buf,
+		size_t buflen)
 {
 	size_t off = 0;
 	int argc = 0;
@@ -1026,17 +1031,19 @@ config_eal_args(const struct lf_config *cfg, char *argv0, char **argv, int max,
 	unsigned int i;
 	char *tok, *save = NULL;
 
-#define ADD(s) do { \
-		if (argc >= max - 1) \
+#define ADD(s)                          \
+	do {                            \
+		if (argc >= max - 1)    \
 			return -ENOSPC; \
-		argv[argc++] = (s); \
+		argv[argc++] = (s);     \
 	} while (0)
-#define ADDF(...) do { \
+#define ADDF(...)                                                        \
+	do {                                                             \
 		int _n = snprintf(buf + off, buflen - off, __VA_ARGS__); \
-		if (_n < 0 || (size_t)_n >= buflen - off) \
-			return -ENOSPC; \
-		ADD(buf + off); \
-		off += _n + 1; \
+		if (_n < 0 || (size_t)_n >= buflen - off)                \
+			return -ENOSPC;                                  \
+		ADD(buf + off);                                          \
+		off += _n + 1;                                           \
 	} while (0)
 
 	ADD(argv0);

@@ -17,8 +17,7 @@
 
 int
 fib_init(struct lf_fib *fib, const struct lf_routes_conf *conf, int socket,
-	 const struct lf_route_table *r4, const struct lf_route_table *r6,
-	 char *err, size_t errlen)
+	 const struct lf_route_table *r4, const struct lf_route_table *r6, char *err, size_t errlen)
 {
 	struct rte_fib_conf c4 = {
 		.type = RTE_FIB_DIR24_8,
@@ -43,7 +42,8 @@ fib_init(struct lf_fib *fib, const struct lf_routes_conf *conf, int socket,
 
 	memset(fib, 0, sizeof(*fib));
 	if (r4->n > conf->ipv4_max_routes || r6->n > conf->ipv6_max_routes) {
-		snprintf(err, errlen, "%zu IPv4 / %zu IPv6 routes exceed [routes] ipv4_max_routes = %u / ipv6_max_routes = %u",
+		snprintf(err, errlen,
+			 "%zu IPv4 / %zu IPv6 routes exceed [routes] ipv4_max_routes = %u / ipv6_max_routes = %u",
 			 r4->n, r6->n, conf->ipv4_max_routes, conf->ipv6_max_routes);
 		return -ENOSPC;
 	}
@@ -64,7 +64,8 @@ fib_init(struct lf_fib *fib, const struct lf_routes_conf *conf, int socket,
 	for (i = 0; i < r4->n; i++) {
 		ret = rte_fib_add(fib->v4, r4->r[i].addr4, r4->r[i].depth, r4->r[i].nh);
 		if (ret < 0) {
-			snprintf(err, errlen, "IPv4 route at line %u: rte_fib_add: %s (raise [routes] ipv4_tbl8 = %u?)",
+			snprintf(err, errlen,
+				 "IPv4 route at line %u: rte_fib_add: %s (raise [routes] ipv4_tbl8 = %u?)",
 				 r4->r[i].line, strerror(-ret), conf->ipv4_tbl8);
 			goto fail;
 		}
@@ -72,15 +73,16 @@ fib_init(struct lf_fib *fib, const struct lf_routes_conf *conf, int socket,
 	for (i = 0; i < r6->n; i++) {
 		ret = rte_fib6_add(fib->v6, r6->r[i].addr6, r6->r[i].depth, r6->r[i].nh);
 		if (ret < 0) {
-			snprintf(err, errlen, "IPv6 route at line %u: rte_fib6_add: %s (raise [routes] ipv6_tbl8 = %u?)",
+			snprintf(err, errlen,
+				 "IPv6 route at line %u: rte_fib6_add: %s (raise [routes] ipv6_tbl8 = %u?)",
 				 r6->r[i].line, strerror(-ret), conf->ipv6_tbl8);
 			goto fail;
 		}
 	}
 	fib->n4 = r4->n;
 	fib->n6 = r6->n;
-	LF_LOG(INFO, fib, "installed %u IPv4 and %u IPv6 routes on socket %d",
-	       fib->n4, fib->n6, socket);
+	LF_LOG(INFO, fib, "installed %u IPv4 and %u IPv6 routes on socket %d", fib->n4, fib->n6,
+	       socket);
 	return 0;
 fail:
 	fib_free(fib);
@@ -103,8 +105,8 @@ fib_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t i, j, k, n4 = 0, n6 = 0;
 
 	for (i = 0; i < n; i++) {
-		const uint8_t *l3 = rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *,
-							     meta[i].l3_off);
+		const uint8_t *l3 =
+			rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *, meta[i].l3_off);
 
 		if (likely(meta[i].af == 4)) {
 			const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;

@@ -47,12 +47,13 @@ usage(const char *prog)
 		"  -c, --config FILE   INI configuration (see README.md)\n"
 		"      --check-config  validate FILE and its route files, print the\n"
 		"                      resolved configuration and exit\n"
-		"  -V, --version       print the version and exit\n", prog);
+		"  -V, --version       print the version and exit\n",
+		prog);
 }
 
 static int
-load_routes(const struct lf_config *cfg, struct lf_route_table *r4,
-	    struct lf_route_table *r6, char *err, size_t errlen)
+load_routes(const struct lf_config *cfg, struct lf_route_table *r4, struct lf_route_table *r6,
+	    char *err, size_t errlen)
 {
 	uint8_t *defined;
 	unsigned int i;
@@ -135,12 +136,12 @@ print_final(const struct lf_app *a)
 		telemetry_worker_snapshot(a->workers[i], &s);
 		printf("lanefwd: worker lcore %u: rx %" PRIu64 " tx %" PRIu64
 		       " busy_cycles %" PRIu64 " idle_cycles %" PRIu64 " cycles/packet %.1f\n",
-		       a->workers[i]->lcore, s.rx_pkts, s.tx_pkts, s.busy_cycles,
-		       s.idle_cycles, s.rx_pkts ? (double)s.busy_cycles / s.rx_pkts : 0.0);
+		       a->workers[i]->lcore, s.rx_pkts, s.tx_pkts, s.busy_cycles, s.idle_cycles,
+		       s.rx_pkts ? (double)s.busy_cycles / s.rx_pkts : 0.0);
 	}
 	telemetry_totals(a, &t);
-	printf("lanefwd: total: rx %" PRIu64 " tx %" PRIu64 " drops %" PRIu64,
-	       t.rx_pkts, t.tx_pkts, t.drops);
+	printf("lanefwd: total: rx %" PRIu64 " tx %" PRIu64 " drops %" PRIu64, t.rx_pkts, t.tx_pkts,
+	       t.drops);
 	for (r = 0; r < LF_DROP_COUNT; r++)
 		if (t.drop[r] != 0)
 			printf(" %s %" PRIu64, lf_drop_names[r], t.drop[r]);
@@ -212,8 +213,8 @@ main(int argc, char **argv)
 		return 0;
 	}
 
-	eal_argc = config_eal_args(&app.cfg, argv[0], eal_argv, RTE_DIM(eal_argv),
-				   eal_buf, sizeof(eal_buf));
+	eal_argc = config_eal_args(&app.cfg, argv[0], eal_argv, RTE_DIM(eal_argv), eal_buf,
+				   sizeof(eal_buf));
 	if (eal_argc < 0) {
 		fprintf(stderr, "lanefwd: config error: %s: [eal] arguments do not fit\n", path);
 		goto out_routes;
@@ -233,9 +234,8 @@ main(int argc, char **argv)
 		goto out_ports;
 	}
 	port_check_numa(&app);
-	ret = fib_init(&app.fib, &app.cfg.routes,
-		       port_lcore_socket(app.cfg.workers[0].lcore), &r4, &r6,
-		       err, sizeof(err));
+	ret = fib_init(&app.fib, &app.cfg.routes, port_lcore_socket(app.cfg.workers[0].lcore), &r4,
+		       &r6, err, sizeof(err));
 	route_table_free(&r4);
 	route_table_free(&r6);
 	if (ret != 0) {
@@ -244,8 +244,7 @@ main(int argc, char **argv)
 	}
 	for (i = 0; i < app.cfg.n_ports; i++)
 		macs[i] = app.ports[i].mac;
-	app.nh_table = rewrite_init(&app.cfg, macs,
-				    port_lcore_socket(app.cfg.workers[0].lcore),
+	app.nh_table = rewrite_init(&app.cfg, macs, port_lcore_socket(app.cfg.workers[0].lcore),
 				    &app.nh_count);
 	if (app.nh_table == NULL) {
 		LF_LOG(ERR, main, "cannot allocate the next-hop table");
@@ -263,8 +262,7 @@ main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	for (i = 0; i < app.n_workers; i++) {
-		ret = rte_eal_remote_launch(worker_main, app.workers[i],
-					    app.workers[i]->lcore);
+		ret = rte_eal_remote_launch(worker_main, app.workers[i], app.workers[i]->lcore);
 		if (ret != 0) {
 			LF_LOG(ERR, main, "cannot launch worker on lcore %u: %s",
 			       app.workers[i]->lcore, strerror(-ret));

@@ -45,11 +45,10 @@ l4_min_len(uint8_t proto)
 }
 
 static inline int
-parse_ipv4(struct rte_mbuf *m, const uint8_t *data, unsigned int len,
-	   struct lf_meta *meta, int *sw_cksum)
+parse_ipv4(struct rte_mbuf *m, const uint8_t *data, unsigned int len, struct lf_meta *meta,
+	   int *sw_cksum)
 {
-	const struct rte_ipv4_hdr *ip =
-		(const struct rte_ipv4_hdr *)(data + meta->l3_off);
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(data + meta->l3_off);
 	unsigned int ihl, tot;
 
 	if (unlikely(len < meta->l3_off + sizeof(*ip)))
@@ -94,11 +93,9 @@ parse_ipv4(struct rte_mbuf *m, const uint8_t *data, unsigned int len,
 }
 
 static inline int
-parse_ipv6(struct rte_mbuf *m, const uint8_t *data, unsigned int len,
-	   struct lf_meta *meta)
+parse_ipv6(struct rte_mbuf *m, const uint8_t *data, unsigned int len, struct lf_meta *meta)
 {
-	const struct rte_ipv6_hdr *ip =
-		(const struct rte_ipv6_hdr *)(data + meta->l3_off);
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(data + meta->l3_off);
 	unsigned int off, end, hops = 0;
 	uint8_t nxt;
 
@@ -150,8 +147,7 @@ parse_ipv6(struct rte_mbuf *m, const uint8_t *data, unsigned int len,
 upper:
 	meta->l4_proto = nxt;
 	if (l4_min_len(nxt) != 0) {
-		if (unlikely(off + l4_min_len(nxt) > end ||
-			     off + l4_min_len(nxt) > len))
+		if (unlikely(off + l4_min_len(nxt) > end || off + l4_min_len(nxt) > len))
 			return LF_DROP_L4_MALFORMED;
 		meta->l4_off = off;
 	}

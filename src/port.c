@@ -51,8 +51,8 @@ rxq_socket(const struct lf_app *app, unsigned int p, unsigned int q)
 	if (app->ports[p].socket >= 0 && app->ports[p].socket < LF_MAX_SOCKETS)
 		return app->ports[p].socket;
 	owner = queue_owner(&app->cfg, p, q);
-	return port_lcore_socket(owner >= 0 ? app->cfg.workers[owner].lcore :
-				 app->cfg.eal.main_lcore);
+	return port_lcore_socket(owner >= 0 ? app->cfg.workers[owner].lcore
+					    : app->cfg.eal.main_lcore);
 }
 
 /* Socket of TX queue t (worker t) of port p. */
@@ -78,17 +78,17 @@ probe_ports(struct lf_app *app, char *err, size_t errlen)
 
 		ret = rte_eth_dev_get_port_by_name(pc->devname, &id);
 		if (ret != 0) {
-			snprintf(err, errlen, "[port %s]: device '%s' was not probed by EAL (check %s = %s)",
-				 pc->name, pc->devname, pc->is_pci ? "pci" : "vdev",
-				 pc->devargs);
+			snprintf(err, errlen,
+				 "[port %s]: device '%s' was not probed by EAL (check %s = %s)",
+				 pc->name, pc->devname, pc->is_pci ? "pci" : "vdev", pc->devargs);
 			return -ENODEV;
 		}
 		port->port_id = id;
 		port->socket = rte_eth_dev_socket_id(id);
 		ret = rte_eth_dev_info_get(id, &info);
 		if (ret != 0) {
-			snprintf(err, errlen, "[port %s]: rte_eth_dev_info_get: %s",
-				 pc->name, strerror(-ret));
+			snprintf(err, errlen, "[port %s]: rte_eth_dev_info_get: %s", pc->name,
+				 strerror(-ret));
 			return ret;
 		}
 		snprintf(port->driver, sizeof(port->driver), "%s", info.driver_name);
@@ -143,7 +143,9 @@ port_pools_create(struct lf_app *app, char *err, size_t errlen)
 		if (cfg->pipeline.mbufs != 0) {
 			n = cfg->pipeline.mbufs;
 			if (n < need[s]) {
-				snprintf(err, errlen, "[pipeline] mbufs = %u: socket %d needs at least %" PRIu64 " (rings, TX buffers and bursts)",
+				snprintf(err, errlen,
+					 "[pipeline] mbufs = %u: socket %d needs at least %" PRIu64
+					 " (rings, TX buffers and bursts)",
 					 n, s, need[s]);
 				return -EINVAL;
 			}
@@ -152,8 +154,8 @@ port_pools_create(struct lf_app *app, char *err, size_t errlen)
 			n = rte_align32pow2(need[s]) - 1;
 		}
 		snprintf(name, sizeof(name), "lf_pool_s%d", s);
-		app->pools[s] = rte_pktmbuf_pool_create(name, n, cfg->pipeline.mbuf_cache,
-							0, data_room, s);
+		app->pools[s] =
+			rte_pktmbuf_pool_create(name, n, cfg->pipeline.mbuf_cache, 0, data_room, s);
 		if (app->pools[s] == NULL) {
 			snprintf(err, errlen, "mbuf pool on socket %d (%u mbufs of %u bytes): %s",
 				 s, n, data_room, rte_strerror(rte_errno));
@@ -164,17 +166,18 @@ port_pools_create(struct lf_app *app, char *err, size_t errlen)
 			void *obj = NULL;
 
 			if (rte_mempool_get(app->pools[s], &obj) == 0) {
-				if (get_mempolicy(&node, NULL, 0, obj,
-						  MPOL_F_NODE | MPOL_F_ADDR) != 0)
+				if (get_mempolicy(&node, NULL, 0, obj, MPOL_F_NODE | MPOL_F_ADDR) !=
+				    0)
 					node = -1;
 				rte_mempool_put(app->pools[s], obj);
 			}
 		}
-		LF_LOG(INFO, port, "pool %s: %u mbufs of %u bytes, memory on NUMA node %d",
-		       name, n, data_room, node);
+		LF_LOG(INFO, port, "pool %s: %u mbufs of %u bytes, memory on NUMA node %d", name, n,
+		       data_room, node);
 		if (node >= 0 && node != s && numa_num_configured_nodes() > 1)
-			LF_LOG(WARNING, port, "pool %s asked for socket %d but its memory is on node %d",
-			       name, s, node);
+			LF_LOG(WARNING, port,
+			       "pool %s asked for socket %d but its memory is on node %d", name, s,
+			       node);
 	}
 	return 0;
 }
@@ -206,14 +209,15 @@ port_init_one(struct lf_app *app, unsigned int p, char *err, size_t errlen)
 	if (ret != 0)
 		goto fail_call;
 	if (pc->rx_queues > info.max_rx_queues || pc->tx_queues > info.max_tx_queues) {
-		snprintf(err, errlen, "[port %s]: %u RX / %u TX queues asked (one TX queue per worker), device %s supports %u / %u",
-			 pc->name, pc->rx_queues, pc->tx_queues, pc->devname,
-			 info.max_rx_queues, info.max_tx_queues);
+		snprintf(err, errlen,
+			 "[port %s]: %u RX / %u TX queues asked (one TX queue per worker), device %s supports %u / %u",
+			 pc->name, pc->rx_queues, pc->tx_queues, pc->devname, info.max_rx_queues,
+			 info.max_tx_queues);
 		return -EINVAL;
 	}
 	if (pc->mtu > info.max_mtu || pc->mtu < info.min_mtu) {
-		snprintf(err, errlen, "[port %s] mtu = %u: device %s allows %u to %u",
-			 pc->name, pc->mtu, pc->devname, info.min_mtu, info.max_mtu);
+		snprintf(err, errlen, "[port %s] mtu = %u: device %s allows %u to %u", pc->name,
+			 pc->mtu, pc->devname, info.min_mtu, info.max_mtu);
 		return -EINVAL;
 	}
 	if (pc->rx_queues > 1) {
@@ -268,15 +272,15 @@ port_init_one(struct lf_app *app, unsigned int p, char *err, size_t errlen)
 	if (ret != 0)
 		goto fail_call;
 	port->started = true;
-	LF_LOG(INFO, port, "port %s (%s, ethdev %u, driver %s, socket %d): %u RX / %u TX queues of %u / %u descriptors, IPv4 checksum %s",
-	       pc->name, pc->devname, id, info.driver_name, port->socket,
-	       pc->rx_queues, pc->tx_queues, nb_rxd, nb_txd,
-	       port->rx_ipv4_cksum ? "offloaded" : "in software");
+	LF_LOG(INFO, port,
+	       "port %s (%s, ethdev %u, driver %s, socket %d): %u RX / %u TX queues of %u / %u descriptors, IPv4 checksum %s",
+	       pc->name, pc->devname, id, info.driver_name, port->socket, pc->rx_queues,
+	       pc->tx_queues, nb_rxd, nb_txd, port->rx_ipv4_cksum ? "offloaded" : "in software");
 	return 0;
 
 fail_call:
-	snprintf(err, errlen, "[port %s] (%s): setup failed: %s", pc->name,
-		 pc->devname, strerror(ret < 0 ? -ret : ret));
+	snprintf(err, errlen, "[port %s] (%s): setup failed: %s", pc->name, pc->devname,
+		 strerror(ret < 0 ? -ret : ret));
 	return ret < 0 ? ret : -ret;
 }
 
@@ -342,9 +346,9 @@ port_check_numa(const struct lf_app *app)
 			int qs = rxq_socket(app, p, cfg->workers[i].rxq[k].queue);
 
 			if ((ps >= 0 && ps != ws) || qs != ws) {
-				LF_LOG(WARNING, port, "worker lcore %u (socket %d) polls port %s (socket %d) with mbufs from socket %d: remote memory costs 30-50%%",
-				       cfg->workers[i].lcore, ws, cfg->ports[p].name,
-				       ps, qs);
+				LF_LOG(WARNING, port,
+				       "worker lcore %u (socket %d) polls port %s (socket %d) with mbufs from socket %d: remote memory costs 30-50%%",
+				       cfg->workers[i].lcore, ws, cfg->ports[p].name, ps, qs);
 				warnings++;
 			}
 		}

@@ -16,8 +16,8 @@
 #include "rewrite.h"
 
 struct lf_nh *
-rewrite_init(const struct lf_config *cfg, const struct rte_ether_addr *port_macs,
-	     int socket, uint32_t *count)
+rewrite_init(const struct lf_config *cfg, const struct rte_ether_addr *port_macs, int socket,
+	     uint32_t *count)
 {
 	struct lf_nh *t;
 	uint32_t i, n = 0;
@@ -25,8 +25,8 @@ rewrite_init(const struct lf_config *cfg, const struct rte_ether_addr *port_macs
 	for (i = 0; i < cfg->n_nexthops; i++)
 		if (cfg->nexthops[i].id + 1 > n)
 			n = cfg->nexthops[i].id + 1;
-	t = rte_zmalloc_socket("lf_nexthops", (n ? n : 1) * sizeof(*t),
-			       RTE_CACHE_LINE_SIZE, socket);
+	t = rte_zmalloc_socket("lf_nexthops", (n ? n : 1) * sizeof(*t), RTE_CACHE_LINE_SIZE,
+			       socket);
 	if (t == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
@@ -65,8 +65,8 @@ rewrite_one(struct rte_mbuf *m, struct lf_meta *meta, const struct lf_nh *nh)
 		uint16_t old = *(uint16_t *)&ip->time_to_live;
 
 		ip->time_to_live--;
-		ip->hdr_checksum = lf_cksum_update16(ip->hdr_checksum, old,
-						     *(uint16_t *)&ip->time_to_live);
+		ip->hdr_checksum =
+			lf_cksum_update16(ip->hdr_checksum, old, *(uint16_t *)&ip->time_to_live);
 		et = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	} else {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;

@@ -20,8 +20,8 @@ why_fail(char *why, size_t len, const char *msg)
 }
 
 int
-route_parse_line(const char *line, int af, uint32_t max_nh, struct lf_route *out,
-		 char *why, size_t whylen)
+route_parse_line(const char *line, int af, uint32_t max_nh, struct lf_route *out, char *why,
+		 size_t whylen)
 {
 	char prefix[INET6_ADDRSTRLEN + 8];
 	const char *p = line, *tok;
@@ -52,9 +52,9 @@ route_parse_line(const char *line, int af, uint32_t max_nh, struct lf_route *out
 	errno = 0;
 	depth = strtoul(slash + 1, &end, 10);
 	if (errno != 0 || *end != '\0' || depth > (af == 4 ? 32u : 128u))
-		return why_fail(why, whylen, af == 4 ?
-				"prefix length must be 0 to 32" :
-				"prefix length must be 0 to 128");
+		return why_fail(why, whylen,
+				af == 4 ? "prefix length must be 0 to 32"
+					: "prefix length must be 0 to 128");
 	memset(out, 0, sizeof(*out));
 	out->depth = depth;
 	if (af == 4) {
@@ -66,8 +66,7 @@ route_parse_line(const char *line, int af, uint32_t max_nh, struct lf_route *out
 		out->addr4 = ntohl(a.s_addr);
 		mask = depth == 0 ? 0 : ~0u << (32 - depth);
 		if ((out->addr4 & ~mask) != 0)
-			return why_fail(why, whylen,
-					"host bits set past the prefix length");
+			return why_fail(why, whylen, "host bits set past the prefix length");
 	} else {
 		unsigned int i;
 
@@ -157,8 +156,8 @@ route_load(const char *path, int af, const uint8_t *nh_defined, uint32_t max_nh,
 		}
 		if (nh_defined != NULL && !nh_defined[r.nh]) {
 			snprintf(err, errlen,
-				 "%s:%u: '%.80s': next hop %u has no [nexthop %u] section",
-				 path, lineno, line, r.nh, r.nh);
+				 "%s:%u: '%.80s': next hop %u has no [nexthop %u] section", path,
+				 lineno, line, r.nh, r.nh);
 			goto fail;
 		}
 		r.line = lineno;
@@ -188,8 +187,8 @@ route_load(const char *path, int af, const uint8_t *nh_defined, uint32_t max_nh,
 		if (route_cmp(&t->r[i - 1], &t->r[i]) == 0) {
 			uint32_t a = t->r[i - 1].line, b = t->r[i].line;
 
-			snprintf(err, errlen, "%s:%u: prefix already given at line %u",
-				 path, a > b ? a : b, a > b ? b : a);
+			snprintf(err, errlen, "%s:%u: prefix already given at line %u", path,
+				 a > b ? a : b, a > b ? b : a);
 			goto fail;
 		}
 	}

@@ -65,8 +65,7 @@ per_packet(uint64_t cycles, uint64_t pkts)
 }
 
 static int
-tel_info(const char *cmd __rte_unused, const char *params __rte_unused,
-	 struct rte_tel_data *d)
+tel_info(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
 	const struct lf_app *app = tel_app;
 	const struct lf_config *cfg;
@@ -116,8 +115,7 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused,
 }
 
 static int
-tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
-	  struct rte_tel_data *d)
+tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
 	struct lf_totals t;
 	char key[64];
@@ -136,8 +134,7 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	}
 	rte_tel_data_add_dict_u64(d, "busy_cycles", t.busy_cycles);
 	rte_tel_data_add_dict_u64(d, "idle_cycles", t.idle_cycles);
-	rte_tel_data_add_dict_u64(d, "cycles_per_packet",
-				  per_packet(t.busy_cycles, t.rx_pkts));
+	rte_tel_data_add_dict_u64(d, "cycles_per_packet", per_packet(t.busy_cycles, t.rx_pkts));
 	return 0;
 }
 
@@ -159,9 +156,8 @@ worker_dict(const struct lf_app *app, const struct worker *w, struct rte_tel_dat
 	telemetry_worker_snapshot(w, &s);
 	queues[0] = '\0';
 	for (i = 0; i < wc->n_rxq && off < sizeof(queues); i++)
-		off += snprintf(queues + off, sizeof(queues) - off, "%s%s:%u",
-				i ? " " : "", app->cfg.ports[wc->rxq[i].port].name,
-				wc->rxq[i].queue);
+		off += snprintf(queues + off, sizeof(queues) - off, "%s%s:%u", i ? " " : "",
+				app->cfg.ports[wc->rxq[i].port].name, wc->rxq[i].queue);
 
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "lcore", w->lcore);
@@ -178,11 +174,11 @@ worker_dict(const struct lf_app *app, const struct worker *w, struct rte_tel_dat
 	rte_tel_data_add_dict_u64(d, "busy_polls", s.busy_polls);
 	rte_tel_data_add_dict_u64(d, "busy_cycles", s.busy_cycles);
 	rte_tel_data_add_dict_u64(d, "idle_cycles", s.idle_cycles);
-	rte_tel_data_add_dict_u64(d, "cycles_per_packet",
-				  per_packet(s.busy_cycles, s.rx_pkts));
+	rte_tel_data_add_dict_u64(d, "cycles_per_packet", per_packet(s.busy_cycles, s.rx_pkts));
 	rte_tel_data_add_dict_u64(d, "busy_percent",
-				  s.busy_cycles + s.idle_cycles == 0 ? 0 :
-				  s.busy_cycles * 100 / (s.busy_cycles + s.idle_cycles));
+				  s.busy_cycles + s.idle_cycles == 0
+					  ? 0
+					  : s.busy_cycles * 100 / (s.busy_cycles + s.idle_cycles));
 	for (i = 0; i < LF_BURST_HIST_BUCKETS; i++) {
 		snprintf(key, sizeof(key), "burst_%s", burst_labels[i]);
 		rte_tel_data_add_dict_u64(d, key, s.burst_hist[i]);
@@ -190,8 +186,7 @@ worker_dict(const struct lf_app *app, const struct worker *w, struct rte_tel_dat
 }
 
 static int
-tel_workers(const char *cmd __rte_unused, const char *params,
-	    struct rte_tel_data *d)
+tel_workers(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
 	const struct lf_app *app = tel_app;
 	unsigned int i;

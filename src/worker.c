@@ -54,8 +54,9 @@ worker_main(void *arg)
 	uint64_t prev, now;
 	unsigned int q;
 
-	LF_LOG(INFO, worker, "worker %u on lcore %u (socket %d): %u RX queues, burst %u, prefetch %u",
-	       w->index, w->lcore, w->socket, w->n_rxq, w->burst, w->prefetch);
+	LF_LOG(INFO, worker,
+	       "worker %u on lcore %u (socket %d): %u RX queues, burst %u, prefetch %u", w->index,
+	       w->lcore, w->socket, w->n_rxq, w->burst, w->prefetch);
 
 	prev = rte_rdtsc();
 	w->last_drain = prev;
@@ -64,8 +65,7 @@ worker_main(void *arg)
 
 		for (q = 0; q < w->n_rxq; q++) {
 			const struct lf_rxq *rq = &w->rxq[q];
-			uint16_t n = rte_eth_rx_burst(rq->port_id, rq->queue_id,
-						      pkts, burst);
+			uint16_t n = rte_eth_rx_burst(rq->port_id, rq->queue_id, pkts, burst);
 
 			LF_STAT_ADD(s->burst_hist[lf_burst_bucket(n)], 1);
 			if (n == 0)
