@@ -272,6 +272,10 @@ port_init_one(struct lf_app *app, unsigned int p, char *err, size_t errlen)
 	if (ret != 0)
 		goto fail_call;
 	port->started = true;
+	if (queue_owner(&app->cfg, p, 0) < 0)
+		LF_LOG(WARNING, port,
+		       "port %s is polled by no worker: it only transmits, what it receives is dropped by the device",
+		       pc->name);
 	LF_LOG(INFO, port,
 	       "port %s (%s, ethdev %u, driver %s, socket %d): %u RX / %u TX queues of %u / %u descriptors, IPv4 checksum %s",
 	       pc->name, pc->devname, id, info.driver_name, port->socket, pc->rx_queues,
