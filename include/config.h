@@ -33,7 +33,8 @@ struct lf_rxq_conf {
 };
 
 struct lf_port_conf {
-	char name[LF_NAME_LEN]; /**< Section name: [port NAME]. */
+	char name[LF_NAME_LEN]; /**< NAME of [port NAME]. */
+	char section[64]; /**< The section as written, for errors. */
 	char devargs[LF_PATH_LEN]; /**< PCI address or vdev devargs. */
 	char devname[LF_PATH_LEN]; /**< What EAL names the device. */
 	bool is_pci;
@@ -49,6 +50,8 @@ struct lf_port_conf {
 
 struct lf_worker_conf {
 	unsigned int lcore;
+	char section[64]; /**< The section as written, for errors. */
+	char rx_text[256]; /**< The rx value as written, for errors. */
 	unsigned int n_rxq;
 	struct lf_rxq_conf rxq[LF_MAX_RXQ_PER_WORKER];
 };

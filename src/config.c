@@ -529,6 +529,7 @@ load_port(struct ctx *c, struct lf_config *cfg, const char *name, struct rte_cfg
 	p = &cfg->ports[cfg->n_ports];
 	memset(p, 0, sizeof(*p));
 	strlcpy(p->name, name, sizeof(p->name));
+	strlcpy(p->section, c->section, sizeof(p->section));
 	p->rx_desc = 1024;
 	p->tx_desc = 1024;
 	p->mtu = 1500;
@@ -620,6 +621,7 @@ load_worker(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cf
 	w = &cfg->workers[cfg->n_workers];
 	memset(w, 0, sizeof(*w));
 	w->lcore = lcore;
+	strlcpy(w->section, c->section, sizeof(w->section));
 
 	for (k = 0; k < n; k++) {
 		char buf[CFG_VALUE_LEN];
@@ -630,6 +632,7 @@ load_worker(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cf
 		if (ret <= 0)
 			return ret;
 		/* rx = PORT:QUEUE [PORT:QUEUE ...] */
+		strlcpy(w->rx_text, val, sizeof(w->rx_text));
 		strlcpy(buf, val, sizeof(buf));
 		for (tok = strtok_r(buf, " \t,", &save); tok != NULL;
 		     tok = strtok_r(NULL, " \t,", &save)) {
@@ -726,6 +729,7 @@ static int
 cross_check(struct ctx *c, struct lf_config *cfg)
 {
 	unsigned int p, i, j, k;
+	char v[16];
 
 	if (cfg->n_ports == 0)
 		return fail(c, "no [port NAME] section: at least one port is needed");
@@ -734,10 +738,12 @@ cross_check(struct ctx *c, struct lf_config *cfg)
 
 	for (i = 0; i < cfg->n_workers; i++) {
 		if (cfg->workers[i].lcore == cfg->eal.main_lcore) {
-			c->section = "eal";
-			return key_fail(c, "main_lcore", "",
-					"lcore %u is also a worker; the main lcore runs the control thread",
-					cfg->eal.main_lcore);
+			c->section = cfg->workers[i].section;
+			c->section_line = key_lineno(c, c->section, "");
+			snprintf(v, sizeof(v), "%u", cfg->eal.main_lcore);
+			return section_fail(c,
+					    "lcore %u is also [eal] main_lcore = %s; the main lcore runs the control thread, give the worker another lcore",
+					    cfg->workers[i].lcore, v);
 		}
 	}
 
@@ -750,33 +756,45 @@ cross_check(struct ctx *c, struct lf_config *cfg)
 		for (i = 0; i < cfg->n_workers; i++) {
 			struct lf_worker_conf *w = &cfg->workers[i];
 
+			c->section = w->section;
 			for (k = 0; k < w->n_rxq; k++) {
 				unsigned int q = w->rxq[k].queue;
 
 				if (w->rxq[k].port != p)
 					continue;
-				if (owner[q] != 0) {
-					return fail(c,
-						    "queue %u of port %s is polled by worker %u and worker %u; each RX queue has exactly one owner",
-						    q, port->name, cfg->workers[owner[q] - 1].lcore,
-						    w->lcore);
-				}
+				if (owner[q] == i + 1)
+					return key_fail(c, "rx", w->rx_text, "%s:%u listed twice",
+							port->name, q);
+				if (owner[q] != 0)
+					return key_fail(c, "rx", w->rx_text,
+							"queue %s:%u is already polled by [%s]; each RX queue has exactly one owner",
+							port->name, q,
+							cfg->workers[owner[q] - 1].section);
 				owner[q] = i + 1;
 				if (q + 1 > nq)
 					nq = q + 1;
 			}
 		}
+		c->section = port->section;
+		snprintf(v, sizeof(v), "%u", port->rx_queues);
 		if (port->rx_queues == 0)
 			port->rx_queues = nq ? nq : 1;
 		for (j = 0; j < LF_MAX_QUEUES; j++) {
-			if (j >= port->rx_queues && owner[j] != 0)
-				return fail(c,
-					    "[port %s] has rx_queues = %u but a worker polls queue %u",
-					    port->name, port->rx_queues, j);
-			if (j < port->rx_queues && owner[j] == 0 && nq != 0)
-				return fail(c,
-					    "queue %u of port %s is polled by no worker; its packets would be lost",
-					    j, port->name);
+			if (j >= port->rx_queues && owner[j] != 0) {
+				c->section = cfg->workers[owner[j] - 1].section;
+				return key_fail(c, "rx", cfg->workers[owner[j] - 1].rx_text,
+						"polls queue %s:%u but [%s] has rx_queues = %u",
+						port->name, j, port->section, port->rx_queues);
+			}
+			if (j < port->rx_queues && owner[j] == 0 && nq != 0) {
+				if (key_lineno(c, port->section, "rx_queues") != 0)
+					return key_fail(c, "rx_queues", v,
+							"queue %u is polled by no [worker]; its packets would be lost",
+							j);
+				return section_fail(c,
+						    "queue %u is polled by no [worker] but higher queues are; its packets would be lost",
+						    j);
+			}
 		}
 		port->tx_queues = cfg->n_workers;
 	}
