@@ -65,3 +65,55 @@ lf_stop() {
 lf_tel() {
 	echo "$1" | dpdk-telemetry.py -f "$LF_PREFIX" 2>/dev/null | tail -n 1
 }
+
+# lf_stop_rc: like lf_stop, but keep lanefwd's exit status in LF_EXIT
+# (137 when it had to be killed).
+lf_stop_rc() {
+	LF_EXIT=""
+	[ -n "$LF_PID" ] || return 0
+	kill -INT "$LF_PID" 2>/dev/null || true
+	local i
+	for i in $(seq 1 100); do
+		kill -0 "$LF_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$LF_PID" 2>/dev/null; then
+		kill -KILL "$LF_PID" 2>/dev/null || true
+	fi
+	LF_EXIT=0
+	wait "$LF_PID" 2>/dev/null || LF_EXIT=$?
+	LF_PID=""
+}
+
+# lf_tel_save COMMAND FILE: one telemetry command, its JSON reply in FILE;
+# fails unless the reply is a JSON object.
+lf_tel_save() {
+	lf_tel "$1" > "$2"
+	$PY -c 'import json, sys; d = json.load(open(sys.argv[1])); assert isinstance(d, dict)' \
+		"$2" 2>/dev/null || die "telemetry $1: no JSON reply: $(cat "$2")"
+}
+
+# lf_wait_settled: wait (at most 30 s) until /lanefwd/stats rx_packets stops
+# growing and every received packet is accounted for (rx = tx + drops).
+lf_wait_settled() {
+	local i prev="" cur same=0
+	for i in $(seq 1 150); do
+		kill -0 "$LF_PID" 2>/dev/null || die "lanefwd exited while traffic was running"
+		cur=$(lf_tel /lanefwd/stats | $PY -c '
+import json, sys
+try:
+	s = json.load(sys.stdin)["/lanefwd/stats"]
+	print(s["rx_packets"], s["tx_packets"] + s["drops"] == s["rx_packets"])
+except Exception:
+	print("none")')
+		if [ "$cur" = "$prev" ] && [ "${cur#* }" = "True" ]; then
+			same=$((same + 1))
+			[ "$same" -ge 2 ] && return 0
+		else
+			same=0
+		fi
+		prev=$cur
+		sleep 0.2
+	done
+	die "within 30 s, rx_packets did not settle with rx = tx + drops (last: rx, balanced: $prev)"
+}

@@ -1,0 +1,102 @@
+# telemetry: lanefwd's telemetry commands, read with the stock client
+# (dpdk-telemetry.py -f PREFIX), report the traffic that was sent.
+#
+# 3000 frames (forwarded to two ports, and dropped for five reasons) are read
+# once from a pcap (no infinite_rx, so the count is exact). Once rx_packets
+# has stopped growing, telemetry_check.py checks /lanefwd/stats,
+# /lanefwd/workers and /lanefwd/workers,1 against the frames sent and against
+# each other (sum of workers = stats, cycles_per_packet = busy_cycles /
+# rx_packets rounded and > 0, histogram buckets sum to polls, no poll above
+# the configured burst), /lanefwd/info against the configuration, meson.build
+# and DPDK's /ethdev/info, and the PMDs' /ethdev/stats against the traffic;
+# that bad parameters (/lanefwd/workers,99 ,abc ,-1 ,1x) get an error dict
+# while lanefwd keeps running and answering; and that the final counter lines
+# agree with telemetry.
+. "$(dirname "$0")/lib.sh"
+
+D=$LF_TMP
+N=3000
+now() { date +%s.%N; }
+
+cat > "$D/routes4.txt" <<'EOF'
+10.1.0.0/16 1
+10.2.0.0/16 0
+10.9.0.0/24 1
+EOF
+cat > "$D/routes6.txt" <<'EOF'
+2001:db8:1::/48 1
+EOF
+cat > "$D/lanefwd.conf" <<EOF
+[eal]
+main_lcore = 0
+file_prefix = $LF_PREFIX
+huge = no
+memory = 256
+telemetry = yes
+
+[pipeline]
+burst = 16
+prefetch_distance = 2
+tx_drain_us = 50
+
+[routes]
+ipv4 = routes4.txt
+ipv6 = routes6.txt
+ipv4_max_routes = 1024
+ipv4_tbl8 = 256
+ipv6_max_routes = 1024
+ipv6_tbl8 = 256
+
+[port p0]
+vdev = net_pcap0,rx_pcap=$D/in.pcap,tx_pcap=$D/out_p0.pcap
+
+[port p1]
+vdev = net_pcap1,rx_pcap=$D/empty.pcap,tx_pcap=$D/out_p1.pcap
+
+[worker 1]
+rx = p0:0 p1:0
+
+[nexthop 0]
+port = p0
+mac = 02:00:00:00:0b:00
+
+[nexthop 1]
+port = p1
+mac = 02:00:00:00:0b:01
+EOF
+
+$PY "$LF_SRCDIR/tests/integration/telemetry_check.py" gen "$D" "$N" || die "cannot generate traffic"
+
+T_START=$(now)
+lf_start "$D/lanefwd.conf"
+T_RUNNING=$(now)
+lf_wait_settled
+
+lf_tel_save /lanefwd/workers,1 "$D/tel_worker1_a.json"
+lf_tel_save /lanefwd/stats "$D/tel_stats.json"
+lf_tel_save /lanefwd/workers "$D/tel_workers.json"
+T_B_START=$(now)
+lf_tel_save /lanefwd/workers,1 "$D/tel_worker1_b.json"
+T_B_END=$(now)
+lf_tel_save /lanefwd/info "$D/tel_info.json"
+T_INFO=$(now)
+for p in 0 1; do
+	lf_tel_save "/ethdev/info,$p" "$D/tel_ethdev_info_$p.json"
+	lf_tel_save "/ethdev/stats,$p" "$D/tel_ethdev_stats_$p.json"
+done
+
+lf_tel_save /lanefwd/workers,99 "$D/tel_bad_99.json"
+lf_tel_save /lanefwd/workers,abc "$D/tel_bad_abc.json"
+lf_tel_save /lanefwd/workers,-1 "$D/tel_bad_neg.json"
+lf_tel_save /lanefwd/workers,1x "$D/tel_bad_1x.json"
+kill -0 "$LF_PID" 2>/dev/null || die "lanefwd died after a bad telemetry parameter"
+lf_tel_save /lanefwd/stats "$D/tel_stats_after.json"
+lf_tel_save /lanefwd/workers,1 "$D/tel_worker1_c.json"
+
+printf '{"start": %s, "running": %s, "b_start": %s, "b_end": %s, "info": %s}\n' \
+	"$T_START" "$T_RUNNING" "$T_B_START" "$T_B_END" "$T_INFO" > "$D/times.json"
+
+lf_stop_rc
+[ "$LF_EXIT" = 0 ] || die "lanefwd exited with status $LF_EXIT after SIGINT"
+$PY "$LF_SRCDIR/tests/integration/telemetry_check.py" check "$D" || die "telemetry check failed"
+echo "PASS: telemetry"
