@@ -33,7 +33,8 @@ struct key_line {
 };
 
 struct ctx {
-	const char *path;
+	const char *path; /* As the user gave it, for messages. */
+	const char *realpath; /* Absolute, to resolve relative paths. */
 	char *err;
 	size_t errlen;
 	struct key_line *lines;
@@ -48,6 +49,21 @@ static int __rte_format_printf(2, 3) fail(struct ctx *c, const char *fmt, ...)
 	int off;
 
 	off = snprintf(c->err, c->errlen, "%s: ", c->path);
+	if (off < 0 || (size_t)off >= c->errlen)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(c->err + off, c->errlen - off, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Error at a line found by the line scan: "FILE:LINE: WHAT". */
+static int __rte_format_printf(3, 4) line_fail(struct ctx *c, int lineno, const char *fmt, ...)
+{
+	va_list ap;
+	int off;
+
+	off = snprintf(c->err, c->errlen, "%s:%d: ", c->path, lineno);
 	if (off < 0 || (size_t)off >= c->errlen)
 		return -EINVAL;
 	va_start(ap, fmt);
@@ -132,8 +148,7 @@ prescan(struct ctx *c)
 
 		lineno++;
 		if (len == sizeof(buf) - 1 && buf[len - 1] != '\n' && !feof(f)) {
-			ret = fail(c, "line %d: longer than %zu characters", lineno,
-				   sizeof(buf) - 2);
+			ret = line_fail(c, lineno, "longer than %zu characters", sizeof(buf) - 2);
 			break;
 		}
 		hash = strchr(buf, COMMENT_CHAR);
@@ -146,15 +161,15 @@ prescan(struct ctx *c)
 			char *end = strchr(s, ']');
 
 			if (end == NULL || strip(end + 1)[0] != '\0') {
-				ret = fail(c, "line %d: '%s': a section header is [name]", lineno,
-					   s);
+				ret = line_fail(c, lineno, "'%s': a section header is [name]", s);
 				break;
 			}
 			*end = '\0';
 			s = strip(s + 1);
 			if (*s == '\0' || strlen(s) >= CFG_NAME_LEN) {
-				ret = fail(c, "line %d: section name must be 1 to %d characters",
-					   lineno, CFG_NAME_LEN - 1);
+				ret = line_fail(c, lineno,
+						"section name must be 1 to %d characters",
+						CFG_NAME_LEN - 1);
 				break;
 			}
 			for (i = 0; i < c->n_lines; i++)
@@ -162,8 +177,9 @@ prescan(struct ctx *c)
 				    strcmp(c->lines[i].section, s) == 0)
 					break;
 			if (i < c->n_lines) {
-				ret = fail(c, "line %d: section [%s] already defined at line %d",
-					   lineno, s, c->lines[i].line);
+				ret = line_fail(c, lineno,
+						"section [%s] already defined at line %d", s,
+						c->lines[i].line);
 				break;
 			}
 			strlcpy(section, s, sizeof(section));
@@ -172,20 +188,19 @@ prescan(struct ctx *c)
 		} else {
 			eq = strchr(s, '=');
 			if (eq == NULL) {
-				ret = fail(c, "line %d: '%s': expected [section] or key = value",
-					   lineno, s);
+				ret = line_fail(c, lineno,
+						"'%s': expected [section] or key = value", s);
 				break;
 			}
 			if (section[0] == '\0') {
-				ret = fail(c, "line %d: '%s': key outside of any [section]", lineno,
-					   s);
+				ret = line_fail(c, lineno, "'%s': key outside of any [section]", s);
 				break;
 			}
 			*eq = '\0';
 			key = strip(s);
 			val = strip(eq + 1);
 			if (*key == '\0') {
-				ret = fail(c, "line %d: [%s]: empty key", lineno, section);
+				ret = line_fail(c, lineno, "[%s]: empty key", section);
 				break;
 			}
 			if (strlen(key) >= CFG_NAME_LEN || strlen(val) >= CFG_VALUE_LEN) {
@@ -196,8 +211,8 @@ prescan(struct ctx *c)
 				break;
 			}
 			if (*val == '\0') {
-				ret = fail(c, "line %d: [%s] %s: empty value", lineno, section,
-					   key);
+				ret = line_fail(c, lineno, "[%s] %s = '': empty value", section,
+						key);
 				break;
 			}
 			for (i = 0; i < c->n_lines; i++)
@@ -205,8 +220,9 @@ prescan(struct ctx *c)
 				    strcmp(c->lines[i].key, key) == 0)
 					break;
 			if (i < c->n_lines) {
-				ret = fail(c, "line %d: [%s] %s: key already set at line %d",
-					   lineno, section, key, c->lines[i].line);
+				ret = line_fail(c, lineno,
+						"[%s] %s = '%s': key already set at line %d",
+						section, key, val, c->lines[i].line);
 				break;
 			}
 		}
@@ -448,7 +464,7 @@ set_key(struct ctx *c, const struct key_def *defs, unsigned int n_defs, void *ob
 		if (val[0] == '/') {
 			strlcpy(full, val, sizeof(full));
 		} else {
-			strlcpy(dir, c->path, sizeof(dir));
+			strlcpy(dir, c->realpath, sizeof(dir));
 			snprintf(full, sizeof(full), "%s/%s", dirname(dir), val);
 		}
 		if (strlen(full) >= d->size)
@@ -645,9 +661,7 @@ load_worker(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cf
 			*colon = '\0';
 			port = config_port_index(cfg, tok);
 			if (port < 0)
-				return key_fail(c, key, val,
-						"no [port %s] section (ports must be defined before workers)",
-						tok);
+				return key_fail(c, key, val, "no [port %s] section", tok);
 			if (parse_u64(colon + 1, &q) != 0 || q >= LF_MAX_QUEUES)
 				return key_fail(c, key, val,
 						"queue '%s' of port %s: expected 0 to %d",
@@ -857,6 +871,7 @@ config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
 		if (strlen(real) >= sizeof(cfg->path))
 			return fail(&c, "path longer than %zu characters", sizeof(cfg->path) - 1);
 		strlcpy(cfg->path, real, sizeof(cfg->path));
+		c.realpath = cfg->path;
 	}
 	set_defaults(cfg);
 

@@ -255,14 +255,23 @@ port_init_one(struct lf_app *app, unsigned int p, char *err, size_t errlen)
 		if (ret != 0)
 			goto fail_call;
 	}
-	if (pc->has_mac) {
-		ret = rte_eth_dev_default_mac_addr_set(id, (struct rte_ether_addr *)&pc->mac);
-		if (ret != 0)
-			goto fail_call;
-	}
 	ret = rte_eth_macaddr_get(id, &port->mac);
 	if (ret != 0)
 		goto fail_call;
+	if (pc->has_mac) {
+		ret = rte_eth_dev_default_mac_addr_set(id, (struct rte_ether_addr *)&pc->mac);
+		if (ret == -ENOTSUP) {
+			/* pcap, null and some other vdevs keep a fixed MAC. */
+			LF_LOG(WARNING, port,
+			       "[port %s] mac: device %s cannot change its MAC; using it as the source MAC of its next hops only",
+			       pc->name, pc->devname);
+		} else if (ret != 0) {
+			snprintf(err, errlen, "[port %s] mac: device %s refused the MAC: %s",
+				 pc->name, pc->devname, strerror(-ret));
+			return ret;
+		}
+		port->mac = pc->mac;
+	}
 	if (pc->promiscuous) {
 		ret = rte_eth_promiscuous_enable(id);
 		if (ret != 0 && ret != -ENOTSUP)

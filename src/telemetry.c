@@ -4,6 +4,7 @@
  * workers' counters with relaxed loads and never write anything a worker
  * reads.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,6 +200,8 @@ tel_workers(const char *cmd __rte_unused, const char *params, struct rte_tel_dat
 
 		errno = 0;
 		lcore = strtoul(params, &end, 10);
+		if (!isdigit((unsigned char)params[0]))
+			end = (char *)(uintptr_t)params; /* " 1", "+1", "-1": rejected */
 		for (i = 0; errno == 0 && *end == '\0' && i < app->n_workers; i++) {
 			if (app->workers[i]->lcore == lcore) {
 				worker_dict(app, app->workers[i], d);

@@ -182,19 +182,19 @@ expect_error "next-hop id too large" "$B" "$B:$(line_of "[nexthop 40000]"): [nex
 mutate 's/^\[worker 1\]$/[worker x]/'
 expect_error "worker not an lcore" "$B" "$B:$(line_of "[worker x]"): [worker x]:"
 
-# Syntax errors (caught by the line scan): FILE: line N: ...
+# Syntax errors (caught by the line scan): FILE:N: ...
 mutate 's/^memory = 256$/memory = 256\nmemory = 128/'
-expect_error "repeated key" "$B" "$B: line $(line_of "memory = 128"): [eal] memory" \
+expect_error "repeated key" "$B" "$B:$(line_of "memory = 128"): [eal] memory" \
 	"line $(line_of "memory = 256")"
 mutate 's/^burst = 32$/burst = 32\nthis is not a key/'
-expect_error "not key = value" "$B" "$B: line $(line_of "this is not a key"): 'this is not a key'"
+expect_error "not key = value" "$B" "$B:$(line_of "this is not a key"): 'this is not a key'"
 mutate 's/^burst = 32$/burst =/'
-expect_error "empty value" "$B" "$B: line $(line_of "burst ="): [pipeline] burst"
+expect_error "empty value" "$B" "$B:$(line_of "burst ="): [pipeline] burst"
 mutate 's/^\[routes\]$/[routes/'
-expect_error "broken section header" "$B" "$B: line $(line_of "[routes"):"
+expect_error "broken section header" "$B" "$B:$(line_of "[routes"):"
 mutate 's/^\[nexthop 2\]$/[port p0]/'
 second=$(grep -n -x -F "[port p0]" "$B" | sed -n 2p | cut -d: -f1)
-expect_error "repeated section" "$B" "$B: line $second:" "[port p0]" \
+expect_error "repeated section" "$B" "$B:$second:" "[port p0]" \
 	"line $(line_of "[port p0]")"
 
 # Cross-section errors name the file and what is wrong.
