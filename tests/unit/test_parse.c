@@ -1,0 +1,1237 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the parse stage (src/parse.c). Packets are built byte by byte
+ * in plain memory and copied into real mbufs from a small pool (EAL runs with
+ * --no-huge --no-shconf). Malformed packets come first, each with the drop
+ * reason parse_packet() must return: short frames, VLAN/QinQ tag stacks,
+ * non-IP, every IPv4 header check (version, IHL, lengths, checksum in
+ * software and from the RX offload flags, TTL), truncated L4 headers, IPv6
+ * length, hop limit and extension-header chains, fragments. Accepted packets
+ * are checked field by field in struct lf_meta, and parse_burst() is checked
+ * for compaction, drop counters and prefetch-distance independence.
+ */
+#define _GNU_SOURCE
+#include <netinet/in.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_eal.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "parse.h"
+#include "worker.h"
+
+#define POOL_SIZE 511
+#define NO_DROP (-1)
+
+static struct rte_mempool *pool;
+
+/* ---- packet builder ---- */
+
+struct pkt {
+	uint8_t b[1024];
+	unsigned int len;
+	unsigned int l3; /* Offset of the IP header. */
+};
+
+static void
+put8(struct pkt *p, uint8_t v)
+{
+	assert_true(p->len < sizeof(p->b));
+	p->b[p->len++] = v;
+}
+
+static void
+put16(struct pkt *p, uint16_t v)
+{
+	put8(p, v >> 8);
+	put8(p, v & 0xff);
+}
+
+static void
+put_bytes(struct pkt *p, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		put8(p, 0xc0 + i);
+}
+
+/* Ethernet header with NTAGS 802.1Q/802.1ad tags of the given TPIDs. */
+static void
+put_l2(struct pkt *p, const uint16_t *tpids, unsigned int ntags, uint16_t et)
+{
+	static const uint8_t macs[12] = {
+		0x02, 0, 0, 0, 0, 0x01, 0x02, 0, 0, 0, 0, 0x02,
+	};
+	unsigned int i;
+
+	memset(p, 0, sizeof(*p));
+	memcpy(p->b, macs, sizeof(macs));
+	p->len = sizeof(macs);
+	for (i = 0; i < ntags; i++) {
+		put16(p, tpids[i]);
+		put16(p, 100 + i);
+	}
+	put16(p, et);
+	p->l3 = p->len;
+}
+
+static void
+l2(struct pkt *p, uint16_t et)
+{
+	put_l2(p, NULL, 0, et);
+}
+
+static struct rte_ipv4_hdr *
+ip4(struct pkt *p)
+{
+	return (struct rte_ipv4_hdr *)(p->b + p->l3);
+}
+
+static struct rte_ipv6_hdr *
+ip6(struct pkt *p)
+{
+	return (struct rte_ipv6_hdr *)(p->b + p->l3);
+}
+
+static void
+fix_ipv4_cksum(struct pkt *p)
+{
+	ip4(p)->hdr_checksum = 0;
+	ip4(p)->hdr_checksum = rte_ipv4_cksum(ip4(p));
+}
+
+/*
+ * IPv4 header of IHL words (options are NOPs then EOL), then L4LEN bytes.
+ * FRAG is flags | offset in host order. Total length and checksum are right.
+ */
+static void
+put_ipv4(struct pkt *p, unsigned int ihl, uint8_t ttl, uint8_t proto, uint16_t frag,
+	 unsigned int l4len)
+{
+	unsigned int i;
+
+	put8(p, 0x40 | ihl);
+	put8(p, 0);
+	put16(p, ihl * 4 + l4len);
+	put16(p, 0x1234);
+	put16(p, frag);
+	put8(p, ttl);
+	put8(p, proto);
+	put16(p, 0);
+	put16(p, 0xc000); /* 192.0.2.1 */
+	put16(p, 0x0201);
+	put16(p, 0xc633); /* 198.51.100.9 */
+	put16(p, 0x6409);
+	for (i = 20; i < ihl * 4; i++)
+		put8(p, i + 1 == ihl * 4 ? 0 : 1);
+	put_bytes(p, l4len);
+	fix_ipv4_cksum(p);
+}
+
+/* A valid IPv4/UDP packet, optionally tagged. */
+static void
+good_ipv4(struct pkt *p, uint8_t ttl)
+{
+	l2(p, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(p, 5, ttl, IPPROTO_UDP, 0, 8 + 10);
+}
+
+/* IPv6 header with payload length 0; call fin_ipv6() after the payload. */
+static void
+put_ipv6(struct pkt *p, uint8_t hlim, uint8_t nxt)
+{
+	unsigned int i;
+
+	put16(p, 0x6000);
+	put16(p, 0x0001); /* flow label */
+	put16(p, 0);
+	put8(p, nxt);
+	put8(p, hlim);
+	for (i = 0; i < 16; i++)
+		put8(p, i == 0 ? 0x20 : i == 1 ? 0x01 : i == 15 ? 1 : 0);
+	for (i = 0; i < 16; i++)
+		put8(p, i == 0 ? 0x20 : i == 1 ? 0x01 : i == 15 ? 2 : 0);
+}
+
+static void
+fin_ipv6(struct pkt *p)
+{
+	ip6(p)->payload_len = rte_cpu_to_be_16(p->len - p->l3 - 40);
+}
+
+/* A generic extension header of LEN bytes (a multiple of 8). */
+static void
+put_ext(struct pkt *p, uint8_t nxt, unsigned int len)
+{
+	unsigned int i;
+
+	put8(p, nxt);
+	put8(p, len / 8 - 1);
+	for (i = 2; i < len; i++)
+		put8(p, i == 2 ? 1 : 0); /* PadN option */
+}
+
+/* Fragment header: OFFSET in 8-byte units. */
+static void
+put_frag6(struct pkt *p, uint8_t nxt, uint16_t offset, int more)
+{
+	put8(p, nxt);
+	put8(p, 0);
+	put16(p, offset << 3 | (more ? 1 : 0));
+	put16(p, 0xabcd);
+	put16(p, 0x0001);
+}
+
+/* ---- running parse_packet() on a real mbuf ---- */
+
+static struct rte_mbuf *
+to_mbuf(const struct pkt *p, uint64_t ol_flags)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	char *d;
+
+	assert_non_null(m);
+	d = rte_pktmbuf_append(m, p->len);
+	if (p->len != 0)
+		assert_non_null(d);
+	memcpy(d, p->b, p->len);
+	m->ol_flags = ol_flags;
+	return m;
+}
+
+static int
+parse_flags(const struct pkt *p, uint64_t ol_flags, struct lf_meta *meta, int *sw)
+{
+	struct rte_mbuf *m = to_mbuf(p, ol_flags);
+	int ret;
+
+	memset(meta, 0xa5, sizeof(*meta));
+	*sw = 0;
+	ret = parse_packet(m, meta, sw);
+	/* Parsing never writes into the packet. */
+	assert_int_equal(m->data_len, p->len);
+	assert_memory_equal(rte_pktmbuf_mtod(m, void *), p->b, p->len);
+	rte_pktmbuf_free(m);
+	return ret;
+}
+
+static int
+parse(const struct pkt *p, struct lf_meta *meta)
+{
+	int sw;
+
+	return parse_flags(p, 0, meta, &sw);
+}
+
+static void
+expect_drop(const struct pkt *p, int reason)
+{
+	struct lf_meta meta;
+	int ret = parse(p, &meta);
+
+	if (ret != reason)
+		fail_msg("parse_packet returned %d (%s), expected %d (%s)", ret,
+			 ret >= 0 && ret < LF_DROP_COUNT ? lf_drop_names[ret] : "accept", reason,
+			 lf_drop_names[reason]);
+}
+
+static void
+expect_accept(const struct pkt *p, unsigned int l3_off, unsigned int l4_off, int af, int l4_proto)
+{
+	struct lf_meta meta;
+	int ret = parse(p, &meta);
+
+	if (ret != NO_DROP)
+		fail_msg("parse_packet dropped it: %d (%s)", ret,
+			 ret >= 0 && ret < LF_DROP_COUNT ? lf_drop_names[ret] : "?");
+	assert_int_equal(meta.l3_off, l3_off);
+	assert_int_equal(meta.l4_off, l4_off);
+	assert_int_equal(meta.af, af);
+	assert_int_equal(meta.l4_proto, l4_proto);
+}
+
+/* ---- setup ---- */
+
+static int
+group_setup(void **state)
+{
+	char lcore[16];
+	char *argv[] = {
+		"test_parse",
+		"--no-huge",
+		"-m",
+		"256",
+		"--no-pci",
+		"--no-shconf",
+		"--no-telemetry",
+		"--file-prefix",
+		"lfut_parse",
+		"--log-level",
+		"3",
+		"-l",
+		lcore,
+		NULL,
+	};
+	cpu_set_t cpus;
+	int cpu = 0;
+
+	(void)state;
+	/* The first CPU this process may run on. */
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0)
+		while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &cpus))
+			cpu++;
+	snprintf(lcore, sizeof(lcore), "%d", cpu);
+	if (rte_eal_init(RTE_DIM(argv) - 1, argv) < 0)
+		return -1;
+	pool = rte_pktmbuf_pool_create("lfut_parse", POOL_SIZE, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				       SOCKET_ID_ANY);
+	return pool == NULL ? -1 : 0;
+}
+
+static int
+group_teardown(void **state)
+{
+	(void)state;
+	rte_mempool_free(pool);
+	return rte_eal_cleanup();
+}
+
+/* Every test must give back every mbuf. */
+static int
+check_pool(void **state)
+{
+	(void)state;
+	return rte_mempool_avail_count(pool) == POOL_SIZE ? 0 : -1;
+}
+
+/* ---- L2 ---- */
+
+static void
+test_l2_too_short(void **state)
+{
+	struct pkt p;
+
+	(void)state;
+	good_ipv4(&p, 64);
+	p.len = 0;
+	expect_drop(&p, LF_DROP_L2_MALFORMED);
+	p.len = 1;
+	expect_drop(&p, LF_DROP_L2_MALFORMED);
+	p.len = 13;
+	expect_drop(&p, LF_DROP_L2_MALFORMED);
+	/* A whole Ethernet header and nothing after it: an L3 problem. */
+	p.len = 14;
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+}
+
+static void
+test_vlan_three_tags(void **state)
+{
+	static const uint16_t t3[] = {
+		RTE_ETHER_TYPE_QINQ,
+		RTE_ETHER_TYPE_VLAN,
+		RTE_ETHER_TYPE_VLAN,
+	};
+	static const uint16_t t3b[] = {
+		RTE_ETHER_TYPE_VLAN,
+		RTE_ETHER_TYPE_VLAN,
+		RTE_ETHER_TYPE_QINQ,
+	};
+	struct pkt p;
+
+	(void)state;
+	put_l2(&p, t3, 3, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 64, IPPROTO_UDP, 0, 8);
+	expect_drop(&p, LF_DROP_L2_MALFORMED);
+	put_l2(&p, t3b, 3, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 64, IPPROTO_UDP, 0, 8);
+	expect_drop(&p, LF_DROP_L2_MALFORMED);
+}
+
+static void
+test_vlan_truncated_tag(void **state)
+{
+	static const uint16_t t1[] = { RTE_ETHER_TYPE_VLAN };
+	static const uint16_t t2[] = { RTE_ETHER_TYPE_QINQ, RTE_ETHER_TYPE_VLAN };
+	struct pkt p;
+
+	(void)state;
+	/* TPID, then only part of the tag. */
+	put_l2(&p, t1, 1, RTE_ETHER_TYPE_IPV4);
+	p.len = 14;
+	expect_drop(&p, LF_DROP_L2_MALFORMED);
+	p.len = 17;
+	expect_drop(&p, LF_DROP_L2_MALFORMED);
+	/* Outer tag complete, inner one cut. */
+	put_l2(&p, t2, 2, RTE_ETHER_TYPE_IPV4);
+	p.len = 21;
+	expect_drop(&p, LF_DROP_L2_MALFORMED);
+	/* Both tags complete, no IP header. */
+	p.len = 22;
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+}
+
+static void
+test_non_ip(void **state)
+{
+	static const uint16_t t1[] = { RTE_ETHER_TYPE_VLAN };
+	static const uint16_t t2[] = { RTE_ETHER_TYPE_QINQ, RTE_ETHER_TYPE_VLAN };
+	struct pkt p;
+
+	(void)state;
+	/* ARP request. */
+	l2(&p, RTE_ETHER_TYPE_ARP);
+	put16(&p, 1);
+	put16(&p, RTE_ETHER_TYPE_IPV4);
+	put8(&p, 6);
+	put8(&p, 4);
+	put16(&p, 1);
+	put_bytes(&p, 20);
+	expect_drop(&p, LF_DROP_NON_IP);
+	/* ARP behind tags, LLDP, MPLS, and an ethertype-less header. */
+	put_l2(&p, t1, 1, RTE_ETHER_TYPE_ARP);
+	put_bytes(&p, 28);
+	expect_drop(&p, LF_DROP_NON_IP);
+	put_l2(&p, t2, 2, RTE_ETHER_TYPE_ARP);
+	put_bytes(&p, 28);
+	expect_drop(&p, LF_DROP_NON_IP);
+	l2(&p, RTE_ETHER_TYPE_LLDP);
+	put_bytes(&p, 40);
+	expect_drop(&p, LF_DROP_NON_IP);
+	l2(&p, RTE_ETHER_TYPE_MPLS);
+	put_bytes(&p, 40);
+	expect_drop(&p, LF_DROP_NON_IP);
+	l2(&p, 0x0000);
+	put_bytes(&p, 40);
+	expect_drop(&p, LF_DROP_NON_IP);
+	/* Non-IP with no payload at all. */
+	l2(&p, RTE_ETHER_TYPE_ARP);
+	expect_drop(&p, LF_DROP_NON_IP);
+}
+
+/* ---- IPv4: malformed ---- */
+
+static void
+test_ipv4_truncated_header(void **state)
+{
+	struct pkt p;
+
+	(void)state;
+	good_ipv4(&p, 64);
+	p.len = 14 + 19;
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	p.len = 14 + 1;
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+}
+
+static void
+test_ipv4_bad_version(void **state)
+{
+	static const uint8_t versions[] = { 0, 5, 6, 15 };
+	unsigned int i;
+	struct pkt p;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(versions); i++) {
+		good_ipv4(&p, 64);
+		ip4(&p)->version_ihl = versions[i] << 4 | 5;
+		fix_ipv4_cksum(&p);
+		expect_drop(&p, LF_DROP_L3_MALFORMED);
+	}
+}
+
+static void
+test_ipv4_bad_ihl(void **state)
+{
+	unsigned int ihl;
+	struct pkt p;
+
+	(void)state;
+	/* IHL below 5. */
+	for (ihl = 0; ihl < 5; ihl++) {
+		good_ipv4(&p, 64);
+		ip4(&p)->version_ihl = 0x40 | ihl;
+		fix_ipv4_cksum(&p);
+		expect_drop(&p, LF_DROP_L3_MALFORMED);
+	}
+	/* IHL pointing past the data: 60-byte header in 14 + 40 bytes. */
+	l2(&p, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 64, IPPROTO_UDP, 0, 20);
+	ip4(&p)->version_ihl = 0x4f;
+	fix_ipv4_cksum(&p);
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	/* The same header once the data is there is fine. */
+	l2(&p, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 15, 64, 253, 0, 0);
+	expect_accept(&p, 14, 0, 4, 253);
+}
+
+static void
+test_ipv4_bad_total_length(void **state)
+{
+	struct pkt p;
+
+	(void)state;
+	/* total_length below the header length. */
+	good_ipv4(&p, 64);
+	ip4(&p)->total_length = rte_cpu_to_be_16(19);
+	fix_ipv4_cksum(&p);
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	good_ipv4(&p, 64);
+	ip4(&p)->total_length = 0;
+	fix_ipv4_cksum(&p);
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	l2(&p, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 6, 64, 253, 0, 10);
+	ip4(&p)->total_length = rte_cpu_to_be_16(23);
+	fix_ipv4_cksum(&p);
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	/* total_length past the end of the packet, by one byte. */
+	good_ipv4(&p, 64);
+	ip4(&p)->total_length = rte_cpu_to_be_16(p.len - 14 + 1);
+	fix_ipv4_cksum(&p);
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	good_ipv4(&p, 64);
+	ip4(&p)->total_length = rte_cpu_to_be_16(0xffff);
+	fix_ipv4_cksum(&p);
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	/* Exactly the packet, and shorter than the frame (Ethernet padding). */
+	good_ipv4(&p, 64);
+	expect_accept(&p, 14, 34, 4, IPPROTO_UDP);
+	good_ipv4(&p, 64);
+	put_bytes(&p, 18);
+	expect_accept(&p, 14, 34, 4, IPPROTO_UDP);
+}
+
+static void
+test_ipv4_checksum_software(void **state)
+{
+	struct lf_meta meta;
+	struct pkt p;
+	int sw;
+
+	(void)state;
+	/* Wrong checksum, no offload information: checked and dropped in software. */
+	good_ipv4(&p, 64);
+	ip4(&p)->hdr_checksum ^= rte_cpu_to_be_16(0x0100);
+	assert_int_equal(parse_flags(&p, 0, &meta, &sw), LF_DROP_BAD_CHECKSUM);
+	assert_int_equal(sw, 1);
+	/* A changed byte anywhere in the options is caught too. */
+	l2(&p, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 15, 64, IPPROTO_UDP, 0, 8);
+	p.b[14 + 59] ^= 0x40;
+	assert_int_equal(parse_flags(&p, 0, &meta, &sw), LF_DROP_BAD_CHECKSUM);
+	assert_int_equal(sw, 1);
+	/* The complemented checksum, UNKNOWN flag (0) spelled out. */
+	good_ipv4(&p, 64);
+	ip4(&p)->hdr_checksum = ~ip4(&p)->hdr_checksum;
+	assert_int_equal(parse_flags(&p, RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN, &meta, &sw),
+			 LF_DROP_BAD_CHECKSUM);
+	assert_int_equal(sw, 1);
+	/* A right checksum, verified in software. */
+	good_ipv4(&p, 64);
+	assert_int_equal(parse_flags(&p, 0, &meta, &sw), NO_DROP);
+	assert_int_equal(sw, 1);
+	/* RTE_MBUF_F_RX_IP_CKSUM_NONE is no verdict on the field: software checks it. */
+	good_ipv4(&p, 64);
+	assert_int_equal(parse_flags(&p, RTE_MBUF_F_RX_IP_CKSUM_NONE, &meta, &sw), NO_DROP);
+	assert_int_equal(sw, 1);
+	/* Both representations of a zero checksum verify. */
+	good_ipv4(&p, 64);
+	ip4(&p)->packet_id = 0;
+	fix_ipv4_cksum(&p);
+	ip4(&p)->packet_id = ip4(&p)->hdr_checksum;
+	fix_ipv4_cksum(&p);
+	assert_int_equal(ip4(&p)->hdr_checksum, 0);
+	assert_int_equal(parse_flags(&p, 0, &meta, &sw), NO_DROP);
+	ip4(&p)->hdr_checksum = 0xffff;
+	assert_int_equal(parse_flags(&p, 0, &meta, &sw), NO_DROP);
+}
+
+static void
+test_ipv4_checksum_offload_flags(void **state)
+{
+	struct lf_meta meta;
+	struct pkt p;
+	int sw;
+
+	(void)state;
+	/* The NIC says bad: dropped even though the checksum is right. */
+	good_ipv4(&p, 64);
+	assert_int_equal(parse_flags(&p, RTE_MBUF_F_RX_IP_CKSUM_BAD, &meta, &sw),
+			 LF_DROP_BAD_CHECKSUM);
+	assert_int_equal(sw, 0);
+	/* The NIC says good: no software check, a wrong value is not looked at. */
+	good_ipv4(&p, 64);
+	ip4(&p)->hdr_checksum ^= rte_cpu_to_be_16(0x0101);
+	assert_int_equal(parse_flags(&p, RTE_MBUF_F_RX_IP_CKSUM_GOOD, &meta, &sw), NO_DROP);
+	assert_int_equal(sw, 0);
+	assert_int_equal(meta.af, 4);
+	assert_int_equal(meta.l4_off, 34);
+	/* Other flags do not change that. */
+	good_ipv4(&p, 64);
+	ip4(&p)->hdr_checksum = 0;
+	assert_int_equal(parse_flags(&p,
+				     RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_BAD |
+					     RTE_MBUF_F_RX_RSS_HASH,
+				     &meta, &sw),
+			 NO_DROP);
+	assert_int_equal(sw, 0);
+	/* Structural checks still come first under the GOOD flag. */
+	good_ipv4(&p, 64);
+	ip4(&p)->version_ihl = 0x44;
+	assert_int_equal(parse_flags(&p, RTE_MBUF_F_RX_IP_CKSUM_GOOD, &meta, &sw),
+			 LF_DROP_L3_MALFORMED);
+}
+
+static void
+test_ipv4_ttl(void **state)
+{
+	struct pkt p;
+
+	(void)state;
+	good_ipv4(&p, 0);
+	expect_drop(&p, LF_DROP_TTL_EXPIRED);
+	good_ipv4(&p, 1);
+	expect_drop(&p, LF_DROP_TTL_EXPIRED);
+	/* Even with the checksum vouched for by the NIC. */
+	{
+		struct lf_meta meta;
+		int sw;
+
+		good_ipv4(&p, 1);
+		assert_int_equal(parse_flags(&p, RTE_MBUF_F_RX_IP_CKSUM_GOOD, &meta, &sw),
+				 LF_DROP_TTL_EXPIRED);
+	}
+	good_ipv4(&p, 2);
+	expect_accept(&p, 14, 34, 4, IPPROTO_UDP);
+	good_ipv4(&p, 255);
+	expect_accept(&p, 14, 34, 4, IPPROTO_UDP);
+}
+
+static void
+test_ipv4_truncated_l4(void **state)
+{
+	static const struct {
+		uint8_t proto;
+		unsigned int need;
+	} l4[] = {
+		{ IPPROTO_UDP, 8 },
+		{ IPPROTO_TCP, 20 },
+		{ IPPROTO_ICMP, 4 },
+	};
+	unsigned int i, n;
+	struct pkt p;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(l4); i++) {
+		/* Every length short of the minimal header. */
+		for (n = 0; n < l4[i].need; n++) {
+			l2(&p, RTE_ETHER_TYPE_IPV4);
+			put_ipv4(&p, 5, 64, l4[i].proto, 0, n);
+			expect_drop(&p, LF_DROP_L4_MALFORMED);
+			/* Bytes in the frame but outside total_length do not count. */
+			l2(&p, RTE_ETHER_TYPE_IPV4);
+			put_ipv4(&p, 5, 64, l4[i].proto, 0, n);
+			put_bytes(&p, 30);
+			expect_drop(&p, LF_DROP_L4_MALFORMED);
+		}
+		/* The minimal header, after options too. */
+		l2(&p, RTE_ETHER_TYPE_IPV4);
+		put_ipv4(&p, 5, 64, l4[i].proto, 0, l4[i].need);
+		expect_accept(&p, 14, 34, 4, l4[i].proto);
+		l2(&p, RTE_ETHER_TYPE_IPV4);
+		put_ipv4(&p, 7, 64, l4[i].proto, 0, l4[i].need);
+		expect_accept(&p, 14, 42, 4, l4[i].proto);
+	}
+	/* Protocols that are not inspected have no L4 offset. */
+	l2(&p, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 64, IPPROTO_GRE, 0, 0);
+	expect_accept(&p, 14, 0, 4, IPPROTO_GRE);
+	l2(&p, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 64, IPPROTO_ESP, 0, 3);
+	expect_accept(&p, 14, 0, 4, IPPROTO_ESP);
+}
+
+static void
+test_ipv4_fragments(void **state)
+{
+	struct pkt p;
+
+	(void)state;
+	/* Non-first fragments carry no L4 header: accepted without one. */
+	l2(&p, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 64, IPPROTO_UDP, 185, 0);
+	expect_accept(&p, 14, 0, 4, IPPROTO_UDP);
+	l2(&p, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 64, IPPROTO_TCP, RTE_IPV4_HDR_MF_FLAG | 1, 3);
+	expect_accept(&p, 14, 0, 4, IPPROTO_TCP);
+	l2(&p, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 64, IPPROTO_ICMP, RTE_IPV4_HDR_OFFSET_MASK, 0);
+	expect_accept(&p, 14, 0, 4, IPPROTO_ICMP);
+	/* The first fragment (MF set, offset 0) must have it. */
+	l2(&p, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 64, IPPROTO_UDP, RTE_IPV4_HDR_MF_FLAG, 4);
+	expect_drop(&p, LF_DROP_L4_MALFORMED);
+	l2(&p, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 64, IPPROTO_UDP, RTE_IPV4_HDR_MF_FLAG, 8);
+	expect_accept(&p, 14, 34, 4, IPPROTO_UDP);
+	/* DF is not a fragment. */
+	l2(&p, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 64, IPPROTO_UDP, RTE_IPV4_HDR_DF_FLAG, 4);
+	expect_drop(&p, LF_DROP_L4_MALFORMED);
+	l2(&p, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 64, IPPROTO_TCP, RTE_IPV4_HDR_DF_FLAG, 20);
+	expect_accept(&p, 14, 34, 4, IPPROTO_TCP);
+}
+
+/* ---- IPv4: tags and accepted packets ---- */
+
+static void
+test_ipv4_vlan_qinq(void **state)
+{
+	static const uint16_t t1[] = { RTE_ETHER_TYPE_VLAN };
+	static const uint16_t qinq[] = { RTE_ETHER_TYPE_QINQ, RTE_ETHER_TYPE_VLAN };
+	static const uint16_t dbl[] = { RTE_ETHER_TYPE_VLAN, RTE_ETHER_TYPE_VLAN };
+	struct pkt p;
+
+	(void)state;
+	put_l2(&p, t1, 1, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 64, IPPROTO_UDP, 0, 8);
+	expect_accept(&p, 18, 38, 4, IPPROTO_UDP);
+	put_l2(&p, qinq, 2, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 64, IPPROTO_TCP, 0, 20);
+	expect_accept(&p, 22, 42, 4, IPPROTO_TCP);
+	put_l2(&p, dbl, 2, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 6, 64, IPPROTO_ICMP, 0, 4);
+	expect_accept(&p, 22, 46, 4, IPPROTO_ICMP);
+	/* Checks behind the tags use the right offset. */
+	put_l2(&p, qinq, 2, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 1, IPPROTO_UDP, 0, 8);
+	expect_drop(&p, LF_DROP_TTL_EXPIRED);
+	put_l2(&p, qinq, 2, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 64, IPPROTO_UDP, 0, 7);
+	expect_drop(&p, LF_DROP_L4_MALFORMED);
+	put_l2(&p, t1, 1, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 64, IPPROTO_UDP, 0, 8);
+	p.b[18 + 12] ^= 1;
+	expect_drop(&p, LF_DROP_BAD_CHECKSUM);
+}
+
+/* Headers in the first segment, payload in a second one. */
+static void
+test_ipv4_two_segments(void **state)
+{
+	struct rte_mbuf *m, *m2;
+	struct lf_meta meta;
+	struct pkt p;
+	char *d;
+	int sw = 0;
+
+	(void)state;
+	l2(&p, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 64, IPPROTO_UDP, 0, 8 + 100);
+	m = to_mbuf(&p, 0);
+	m2 = rte_pktmbuf_alloc(pool);
+	assert_non_null(m2);
+	/* Move the last 100 bytes into the second segment. */
+	d = rte_pktmbuf_append(m2, 100);
+	assert_non_null(d);
+	memcpy(d, p.b + p.len - 100, 100);
+	assert_int_equal(rte_pktmbuf_trim(m, 100), 0);
+	assert_int_equal(rte_pktmbuf_chain(m, m2), 0);
+	assert_int_equal(m->pkt_len, p.len);
+	assert_int_equal(m->data_len, p.len - 100);
+	assert_int_equal(parse_packet(m, &meta, &sw), NO_DROP);
+	assert_int_equal(meta.l4_off, 34);
+	rte_pktmbuf_free(m);
+
+	/* A first segment that ends inside the IPv4 header. */
+	l2(&p, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 64, IPPROTO_UDP, 0, 8);
+	m = to_mbuf(&p, 0);
+	m2 = rte_pktmbuf_alloc(pool);
+	assert_non_null(m2);
+	d = rte_pktmbuf_append(m2, 20);
+	assert_non_null(d);
+	memcpy(d, p.b + p.len - 20, 20);
+	assert_int_equal(rte_pktmbuf_trim(m, 20), 0);
+	assert_int_equal(rte_pktmbuf_chain(m, m2), 0);
+	assert_int_equal(parse_packet(m, &meta, &sw), LF_DROP_L3_MALFORMED);
+	rte_pktmbuf_free(m);
+}
+
+/* ---- IPv6 ---- */
+
+static void
+good_ipv6(struct pkt *p, uint8_t hlim)
+{
+	l2(p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(p, hlim, IPPROTO_UDP);
+	put_bytes(p, 8 + 12);
+	fin_ipv6(p);
+}
+
+static void
+test_ipv6_truncated_header(void **state)
+{
+	struct pkt p;
+
+	(void)state;
+	good_ipv6(&p, 64);
+	p.len = 14 + 39;
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	p.len = 14;
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+}
+
+static void
+test_ipv6_bad_version(void **state)
+{
+	struct pkt p;
+
+	(void)state;
+	good_ipv6(&p, 64);
+	p.b[14] = 0x40;
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	good_ipv6(&p, 64);
+	p.b[14] = 0x70;
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	/* An IPv4 packet with the IPv6 ethertype. */
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv4(&p, 5, 64, IPPROTO_UDP, 0, 40);
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	/* And the other way round. */
+	l2(&p, RTE_ETHER_TYPE_IPV4);
+	put_ipv6(&p, 64, IPPROTO_UDP);
+	put_bytes(&p, 8);
+	fin_ipv6(&p);
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+}
+
+static void
+test_ipv6_payload_length(void **state)
+{
+	struct pkt p;
+
+	(void)state;
+	good_ipv6(&p, 64);
+	ip6(&p)->payload_len = rte_cpu_to_be_16(p.len - 14 - 40 + 1);
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	good_ipv6(&p, 64);
+	ip6(&p)->payload_len = rte_cpu_to_be_16(0xffff);
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	/* Shorter than the frame is padding. */
+	good_ipv6(&p, 64);
+	put_bytes(&p, 10);
+	expect_accept(&p, 14, 54, 6, IPPROTO_UDP);
+	/* The UDP header must fit in payload_len, not just in the frame. */
+	good_ipv6(&p, 64);
+	ip6(&p)->payload_len = rte_cpu_to_be_16(7);
+	expect_drop(&p, LF_DROP_L4_MALFORMED);
+}
+
+static void
+test_ipv6_hop_limit(void **state)
+{
+	struct pkt p;
+
+	(void)state;
+	good_ipv6(&p, 0);
+	expect_drop(&p, LF_DROP_TTL_EXPIRED);
+	good_ipv6(&p, 1);
+	expect_drop(&p, LF_DROP_TTL_EXPIRED);
+	good_ipv6(&p, 2);
+	expect_accept(&p, 14, 54, 6, IPPROTO_UDP);
+	good_ipv6(&p, 255);
+	expect_accept(&p, 14, 54, 6, IPPROTO_UDP);
+}
+
+static void
+test_ipv6_truncated_l4(void **state)
+{
+	static const struct {
+		uint8_t proto;
+		unsigned int need;
+	} l4[] = {
+		{ IPPROTO_UDP, 8 },
+		{ IPPROTO_TCP, 20 },
+		{ IPPROTO_ICMPV6, 4 },
+	};
+	unsigned int i, n;
+	struct pkt p;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(l4); i++) {
+		for (n = 0; n < l4[i].need; n++) {
+			l2(&p, RTE_ETHER_TYPE_IPV6);
+			put_ipv6(&p, 64, l4[i].proto);
+			put_bytes(&p, n);
+			fin_ipv6(&p);
+			expect_drop(&p, LF_DROP_L4_MALFORMED);
+		}
+		l2(&p, RTE_ETHER_TYPE_IPV6);
+		put_ipv6(&p, 64, l4[i].proto);
+		put_bytes(&p, l4[i].need);
+		fin_ipv6(&p);
+		expect_accept(&p, 14, 54, 6, l4[i].proto);
+	}
+	/* No next header: nothing to inspect. */
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 64, IPPROTO_NONE);
+	fin_ipv6(&p);
+	expect_accept(&p, 14, 0, 6, IPPROTO_NONE);
+}
+
+static void
+test_ipv6_extension_chain(void **state)
+{
+	static const uint16_t t1[] = { RTE_ETHER_TYPE_VLAN };
+	struct pkt p;
+
+	(void)state;
+	/* Hop-by-hop (8) + routing (24) + destination options (16) + UDP. */
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 64, IPPROTO_HOPOPTS);
+	put_ext(&p, IPPROTO_ROUTING, 8);
+	put_ext(&p, IPPROTO_DSTOPTS, 24);
+	put_ext(&p, IPPROTO_UDP, 16);
+	put_bytes(&p, 8);
+	fin_ipv6(&p);
+	expect_accept(&p, 14, 14 + 40 + 8 + 24 + 16, 6, IPPROTO_UDP);
+	/* The same behind a VLAN tag, ending in TCP. */
+	put_l2(&p, t1, 1, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 64, IPPROTO_HOPOPTS);
+	put_ext(&p, IPPROTO_ROUTING, 8);
+	put_ext(&p, IPPROTO_DSTOPTS, 24);
+	put_ext(&p, IPPROTO_TCP, 16);
+	put_bytes(&p, 20);
+	fin_ipv6(&p);
+	expect_accept(&p, 18, 18 + 40 + 48, 6, IPPROTO_TCP);
+	/* Eight extension headers are walked. */
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 64, IPPROTO_DSTOPTS);
+	{
+		unsigned int i;
+
+		for (i = 0; i < 7; i++)
+			put_ext(&p, IPPROTO_DSTOPTS, 8);
+		put_ext(&p, IPPROTO_ICMPV6, 8);
+	}
+	put_bytes(&p, 4);
+	fin_ipv6(&p);
+	expect_accept(&p, 14, 14 + 40 + 64, 6, IPPROTO_ICMPV6);
+	/* Extension headers then an uninspected protocol. */
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 64, IPPROTO_HOPOPTS);
+	put_ext(&p, IPPROTO_ESP, 8);
+	put_bytes(&p, 2);
+	fin_ipv6(&p);
+	expect_accept(&p, 14, 0, 6, IPPROTO_ESP);
+}
+
+static void
+test_ipv6_extension_malformed(void **state)
+{
+	struct pkt p;
+	unsigned int i;
+
+	(void)state;
+	/* Hop-by-hop header cut short. */
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 64, IPPROTO_HOPOPTS);
+	put_ext(&p, IPPROTO_UDP, 8);
+	p.len -= 4;
+	fin_ipv6(&p);
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	/* Routing header whose length runs past the packet. */
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 64, IPPROTO_ROUTING);
+	put_ext(&p, IPPROTO_UDP, 16);
+	put_bytes(&p, 8);
+	fin_ipv6(&p);
+	p.b[14 + 40 + 1] = 5; /* 48 bytes claimed, 24 present */
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	/* Destination options inside the frame but past payload_len. */
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 64, IPPROTO_DSTOPTS);
+	put_ext(&p, IPPROTO_UDP, 16);
+	put_bytes(&p, 8);
+	ip6(&p)->payload_len = rte_cpu_to_be_16(12);
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	/* Second header of the chain truncated. */
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 64, IPPROTO_HOPOPTS);
+	put_ext(&p, IPPROTO_DSTOPTS, 8);
+	put8(&p, IPPROTO_UDP);
+	fin_ipv6(&p);
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	/* Nine extension headers is more than the parser walks. */
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 64, IPPROTO_DSTOPTS);
+	for (i = 0; i < 8; i++)
+		put_ext(&p, IPPROTO_DSTOPTS, 8);
+	put_ext(&p, IPPROTO_UDP, 8);
+	put_bytes(&p, 8);
+	fin_ipv6(&p);
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	/* Chain complete, UDP header truncated. */
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 64, IPPROTO_HOPOPTS);
+	put_ext(&p, IPPROTO_UDP, 8);
+	put_bytes(&p, 7);
+	fin_ipv6(&p);
+	expect_drop(&p, LF_DROP_L4_MALFORMED);
+}
+
+static void
+test_ipv6_fragments(void **state)
+{
+	struct pkt p;
+
+	(void)state;
+	/* First fragment: the L4 header follows the fragment header. */
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 64, IPPROTO_FRAGMENT);
+	put_frag6(&p, IPPROTO_UDP, 0, 1);
+	put_bytes(&p, 16);
+	fin_ipv6(&p);
+	expect_accept(&p, 14, 14 + 40 + 8, 6, IPPROTO_UDP);
+	/* ... and must be complete. */
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 64, IPPROTO_FRAGMENT);
+	put_frag6(&p, IPPROTO_UDP, 0, 1);
+	put_bytes(&p, 5);
+	fin_ipv6(&p);
+	expect_drop(&p, LF_DROP_L4_MALFORMED);
+	/* Non-first fragments have no L4 header and need none. */
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 64, IPPROTO_FRAGMENT);
+	put_frag6(&p, IPPROTO_UDP, 185, 1);
+	fin_ipv6(&p);
+	expect_accept(&p, 14, 0, 6, IPPROTO_UDP);
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 64, IPPROTO_HOPOPTS);
+	put_ext(&p, IPPROTO_FRAGMENT, 8);
+	put_frag6(&p, IPPROTO_TCP, 1, 0);
+	put_bytes(&p, 3);
+	fin_ipv6(&p);
+	expect_accept(&p, 14, 0, 6, IPPROTO_TCP);
+	/* A truncated fragment header. */
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 64, IPPROTO_FRAGMENT);
+	put_frag6(&p, IPPROTO_UDP, 185, 0);
+	p.len -= 1;
+	fin_ipv6(&p);
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	/* A fragment header in the frame but past payload_len. */
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 64, IPPROTO_FRAGMENT);
+	put_frag6(&p, IPPROTO_UDP, 185, 1);
+	ip6(&p)->payload_len = rte_cpu_to_be_16(4);
+	expect_drop(&p, LF_DROP_L3_MALFORMED);
+	/* An atomic fragment (offset 0, no M flag) is a first fragment. */
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 64, IPPROTO_FRAGMENT);
+	put_frag6(&p, IPPROTO_ICMPV6, 0, 0);
+	put_bytes(&p, 8);
+	fin_ipv6(&p);
+	expect_accept(&p, 14, 14 + 48, 6, IPPROTO_ICMPV6);
+}
+
+static void
+test_ipv6_qinq(void **state)
+{
+	static const uint16_t qinq[] = { RTE_ETHER_TYPE_QINQ, RTE_ETHER_TYPE_VLAN };
+	struct pkt p;
+
+	(void)state;
+	put_l2(&p, qinq, 2, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 64, IPPROTO_UDP);
+	put_bytes(&p, 8);
+	fin_ipv6(&p);
+	expect_accept(&p, 22, 62, 6, IPPROTO_UDP);
+	put_l2(&p, qinq, 2, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 1, IPPROTO_UDP);
+	put_bytes(&p, 8);
+	fin_ipv6(&p);
+	expect_drop(&p, LF_DROP_TTL_EXPIRED);
+}
+
+/* ---- parse_burst ---- */
+
+/* Packet I of the mixed burst and the verdict it must get. */
+static int
+mixed_packet(unsigned int i, struct pkt *p, uint64_t *ol_flags, int *sw)
+{
+	static const uint16_t t1[] = { RTE_ETHER_TYPE_VLAN };
+
+	*ol_flags = 0;
+	*sw = 0;
+	switch (i % 9) {
+	case 0:
+		good_ipv4(p, 2 + i % 200);
+		*sw = 1;
+		return NO_DROP;
+	case 1:
+		good_ipv6(p, 2 + i % 200);
+		return NO_DROP;
+	case 2:
+		good_ipv4(p, 1);
+		*sw = 1;
+		return LF_DROP_TTL_EXPIRED;
+	case 3:
+		good_ipv4(p, 64);
+		ip4(p)->hdr_checksum ^= 0xffff;
+		*sw = 1;
+		return LF_DROP_BAD_CHECKSUM;
+	case 4:
+		l2(p, RTE_ETHER_TYPE_ARP);
+		put_bytes(p, 28);
+		return LF_DROP_NON_IP;
+	case 5:
+		good_ipv4(p, 64);
+		p->len = 10;
+		return LF_DROP_L2_MALFORMED;
+	case 6:
+		put_l2(p, t1, 1, RTE_ETHER_TYPE_IPV4);
+		put_ipv4(p, 5, 64, IPPROTO_TCP, 0, 20);
+		*ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+		return NO_DROP;
+	case 7:
+		good_ipv6(p, 64);
+		ip6(p)->payload_len = rte_cpu_to_be_16(1000);
+		return LF_DROP_L3_MALFORMED;
+	default:
+		l2(p, RTE_ETHER_TYPE_IPV4);
+		put_ipv4(p, 5, 64, IPPROTO_UDP, 0, 3);
+		*sw = 1;
+		return LF_DROP_L4_MALFORMED;
+	}
+}
+
+static void
+run_parse_burst(uint16_t n, uint16_t prefetch)
+{
+	struct rte_mbuf *pkts[LF_BURST_MAX], *orig[LF_BURST_MAX];
+	uint64_t drops[LF_DROP_COUNT] = { 0 };
+	unsigned int good[LF_BURST_MAX];
+	unsigned int i, n_good = 0, n_sw = 0;
+	struct worker *w;
+	uint16_t k;
+
+	w = rte_zmalloc("lfut_worker", sizeof(*w), RTE_CACHE_LINE_SIZE);
+	assert_non_null(w);
+	w->prefetch = prefetch;
+	w->burst = LF_BURST_MAX;
+	for (i = 0; i < n; i++) {
+		struct pkt p;
+		uint64_t fl;
+		int sw, verdict;
+
+		verdict = mixed_packet(i, &p, &fl, &sw);
+		pkts[i] = orig[i] = to_mbuf(&p, fl);
+		n_sw += sw;
+		if (verdict == NO_DROP)
+			good[n_good++] = i;
+		else
+			drops[verdict]++;
+	}
+	k = parse_burst(w, pkts, n);
+	assert_int_equal(k, n_good);
+	/* Survivors are compacted in order, with their own meta. */
+	for (i = 0; i < k; i++) {
+		assert_ptr_equal(pkts[i], orig[good[i]]);
+		switch (good[i] % 9) {
+		case 0:
+			assert_int_equal(w->meta[i].af, 4);
+			assert_int_equal(w->meta[i].l4_off, 34);
+			break;
+		case 1:
+			assert_int_equal(w->meta[i].af, 6);
+			assert_int_equal(w->meta[i].l4_off, 54);
+			break;
+		default:
+			assert_int_equal(w->meta[i].af, 4);
+			assert_int_equal(w->meta[i].l3_off, 18);
+			assert_int_equal(w->meta[i].l4_proto, IPPROTO_TCP);
+		}
+	}
+	for (i = 0; i < LF_DROP_COUNT; i++)
+		assert_int_equal(w->stats.drops[i], drops[i]);
+	assert_int_equal(w->stats.ipv4_cksum_sw, n_sw);
+	/* Drops are only queued; flushing frees them. */
+	assert_int_equal(w->n_dropped, n - n_good);
+	lf_drops_flush(w);
+	assert_int_equal(w->n_dropped, 0);
+	rte_pktmbuf_free_bulk(pkts, k);
+	rte_free(w);
+}
+
+static void
+test_parse_burst(void **state)
+{
+	static const uint16_t sizes[] = { 0, 1, 2, 8, 9, 31, 32, 33, 100, 256 };
+	static const uint16_t dists[] = { 0, 1, 4, 8, 32 };
+	unsigned int s, d;
+
+	(void)state;
+	for (s = 0; s < RTE_DIM(sizes); s++)
+		for (d = 0; d < RTE_DIM(dists); d++) {
+			run_parse_burst(sizes[s], dists[d]);
+			assert_int_equal(rte_mempool_avail_count(pool), POOL_SIZE);
+		}
+}
+
+#define T(f) cmocka_unit_test_teardown(f, check_pool)
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		/* Malformed input first. */
+		T(test_l2_too_short),
+		T(test_vlan_three_tags),
+		T(test_vlan_truncated_tag),
+		T(test_non_ip),
+		T(test_ipv4_truncated_header),
+		T(test_ipv4_bad_version),
+		T(test_ipv4_bad_ihl),
+		T(test_ipv4_bad_total_length),
+		T(test_ipv4_checksum_software),
+		T(test_ipv4_checksum_offload_flags),
+		T(test_ipv4_ttl),
+		T(test_ipv4_truncated_l4),
+		T(test_ipv4_fragments),
+		T(test_ipv6_truncated_header),
+		T(test_ipv6_bad_version),
+		T(test_ipv6_payload_length),
+		T(test_ipv6_hop_limit),
+		T(test_ipv6_truncated_l4),
+		T(test_ipv6_extension_malformed),
+		T(test_ipv6_fragments),
+		/* Then accepted packets and whole bursts. */
+		T(test_ipv4_vlan_qinq),
+		T(test_ipv4_two_segments),
+		T(test_ipv6_extension_chain),
+		T(test_ipv6_qinq),
+		T(test_parse_burst),
+	};
+
+	return cmocka_run_group_tests_name("parse", tests, group_setup, group_teardown);
+}

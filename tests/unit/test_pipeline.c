@@ -1,0 +1,1103 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the whole burst pipeline, worker_process_burst() (src/worker.c
+ * with parse, FIB, rewrite and TX stages), on a struct worker set up by hand:
+ * FIB from fib_init(), next-hop table from rewrite_init(), TX buffers on
+ * ethdev ports made with rte_eth_from_ring() so that the test dequeues what
+ * was transmitted. Bursts of 0, 1, 3, 4, 5, 31, 32, 33 and 67 mixed good and
+ * bad packets (burst 32 with larger bursts split as the worker loop would, and
+ * burst 256 without splitting) must give: every good packet once, on the
+ * right port, in order, with TTL / hop limit decremented, a valid IPv4
+ * checksum (full recompute), next-hop MACs and no VLAN tag, byte for byte;
+ * drop counters by reason equal to what was sent; no mbuf leaked; and the
+ * same output for every prefetch distance. TX back-pressure is checked too.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "config.h"
+#include "fib.h"
+#include "lf_log.h"
+#include "rewrite.h"
+#include "route.h"
+#include "worker.h"
+
+#define POOL_SIZE 2047
+#define N_PORTS 4 /* Ports 0-2: big rings; port 3: a 7-packet ring. */
+#define RING_SIZE 1024
+#define SMALL_RING 8
+#define MAX_PKTS 1024 /* Packets one scenario sends. */
+#define PKT_MAX 256
+
+static struct rte_mempool *pool;
+static struct rte_ring *rings[N_PORTS];
+static uint16_t port_ids[N_PORTS];
+static struct lf_config *cfg;
+static struct lf_fib fib;
+static struct lf_nh *nh_table;
+static uint32_t nh_count;
+
+static const struct rte_ether_addr port_mac[N_PORTS] = {
+	{ { 0x02, 0, 0, 0, 0xee, 0x00 } },
+	{ { 0x02, 0, 0, 0, 0xee, 0x01 } },
+	{ { 0x02, 0, 0, 0, 0xee, 0x02 } },
+	{ { 0x02, 0, 0, 0, 0xee, 0x03 } },
+};
+
+/* [nexthop ID]: ids 3, 4, 6, 7, 8 have no section. */
+static const struct {
+	uint32_t id;
+	uint16_t port;
+	struct rte_ether_addr dst;
+	bool has_src;
+	struct rte_ether_addr src;
+} nexthops[] = {
+	{ 0, 0, { { 0x02, 0, 0, 0, 0x10, 0x00 } }, false, { { 0 } } },
+	{ 1, 1, { { 0x02, 0, 0, 0, 0x10, 0x01 } }, true, { { 0x02, 0, 0, 0, 0xaa, 0x01 } } },
+	{ 2, 2, { { 0x02, 0, 0, 0, 0x10, 0x02 } }, false, { { 0 } } },
+	{ 5, 1, { { 0x02, 0, 0, 0, 0x10, 0x05 } }, false, { { 0 } } },
+	{ 9, 3, { { 0x02, 0, 0, 0, 0x10, 0x09 } }, false, { { 0 } } },
+};
+
+static const char *const routes4[] = {
+	"10.0.0.0/8 0",       "10.1.0.0/16 1",    "10.1.2.0/24 2",
+	"172.16.0.0/12 5",    "192.168.0.0/16 3", /* next hop without a section */
+	"203.0.113.0/24 100", /* next hop past the table */
+	"198.18.0.0/15 9", /* the small ring */
+};
+
+static const char *const routes6[] = {
+	"2001:db8::/32 0",   "2001:db8:1::/48 1",
+	"2001:db8:2::/48 4", /* next hop without a section */
+	"2001:db8:3::/48 5", "fd00::/8 2",
+};
+
+/* xorshift64*: reproducible, reseeded per scenario. */
+static uint64_t rng_state;
+
+static uint64_t
+rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ull;
+}
+
+/* ---- packet builder ---- */
+
+struct pkt {
+	uint8_t b[PKT_MAX];
+	unsigned int len;
+	unsigned int l3;
+};
+
+static void
+put8(struct pkt *p, uint8_t v)
+{
+	assert_true(p->len < sizeof(p->b));
+	p->b[p->len++] = v;
+}
+
+static void
+put16(struct pkt *p, uint16_t v)
+{
+	put8(p, v >> 8);
+	put8(p, v & 0xff);
+}
+
+static void
+put32(struct pkt *p, uint32_t v)
+{
+	put16(p, v >> 16);
+	put16(p, v & 0xffff);
+}
+
+static void
+put_bytes(struct pkt *p, unsigned int n)
+{
+	while (n-- > 0)
+		put8(p, rnd());
+}
+
+/* Ethernet, TAGS VLAN tags (outer 802.1ad when two), ethertype ET. */
+static void
+put_l2(struct pkt *p, unsigned int tags, uint16_t et)
+{
+	unsigned int i;
+
+	memset(p, 0, sizeof(*p));
+	for (i = 0; i < 6; i++)
+		put8(p, i == 0 ? 0x02 : 0x77); /* to the router */
+	for (i = 0; i < 6; i++)
+		put8(p, i == 0 ? 0x02 : 0x55);
+	for (i = 0; i < tags; i++) {
+		put16(p, tags == 2 && i == 0 ? RTE_ETHER_TYPE_QINQ : RTE_ETHER_TYPE_VLAN);
+		put16(p, rnd() & 0xfff);
+	}
+	put16(p, et);
+	p->l3 = p->len;
+}
+
+static struct rte_ipv4_hdr *
+ip4(struct pkt *p)
+{
+	return (struct rte_ipv4_hdr *)(p->b + p->l3);
+}
+
+static void
+fix_ipv4(struct pkt *p)
+{
+	ip4(p)->total_length = rte_cpu_to_be_16(p->len - p->l3);
+	ip4(p)->hdr_checksum = 0;
+	ip4(p)->hdr_checksum = rte_ipv4_cksum(ip4(p));
+}
+
+/* IPv4 header with IHL words and protocol PROTO; the caller adds L4 bytes. */
+static void
+put_ipv4(struct pkt *p, unsigned int ihl, uint8_t ttl, uint8_t proto, uint32_t dst)
+{
+	unsigned int i;
+
+	put8(p, 0x40 | ihl);
+	put8(p, rnd());
+	put16(p, 0);
+	put16(p, rnd());
+	put16(p, 0);
+	put8(p, ttl);
+	put8(p, proto);
+	put16(p, 0);
+	put32(p, 0xc6336400 | (rnd() & 0xff)); /* 198.51.100.x */
+	put32(p, dst);
+	for (i = 20; i < ihl * 4; i++)
+		put8(p, 1);
+}
+
+static void
+put_ipv6(struct pkt *p, uint8_t hlim, uint8_t nxt, const uint8_t *dst)
+{
+	unsigned int i;
+
+	put32(p, 0x60000000 | (rnd() & 0xfffff));
+	put16(p, 0);
+	put8(p, nxt);
+	put8(p, hlim);
+	for (i = 0; i < 16; i++)
+		put8(p, i < 2 ? 0xfe : rnd());
+	for (i = 0; i < 16; i++)
+		put8(p, dst[i]);
+}
+
+static void
+fix_ipv6(struct pkt *p)
+{
+	((struct rte_ipv6_hdr *)(p->b + p->l3))->payload_len =
+		rte_cpu_to_be_16(p->len - p->l3 - 40);
+}
+
+/* ---- the scenario: packets and what must come out ---- */
+
+enum kind {
+	K_GOOD4,
+	K_GOOD6,
+	K_L2,
+	K_L3,
+	K_L4,
+	K_CKSUM,
+	K_TTL,
+	K_NOROUTE,
+	K_NONH,
+	K_NONIP,
+	K_KINDS
+};
+
+struct expect {
+	int good;
+	int reason; /* Drop reason when not good. */
+	int sw; /* IPv4 checksum verified in software. */
+	unsigned int port; /* Output port index. */
+	unsigned int len;
+	uint8_t out[PKT_MAX];
+};
+
+struct run {
+	struct expect exp[MAX_PKTS];
+	unsigned int n; /* Packets made. */
+	uint64_t drops[LF_DROP_COUNT];
+	uint64_t sw;
+	unsigned int per_port[N_PORTS]; /* Good packets per port. */
+	unsigned int good;
+	uint64_t hash[N_PORTS]; /* FNV-1a of each port's output. */
+};
+
+static void
+ipv4_dst(unsigned int nh_idx, uint32_t *dst, unsigned int *port)
+{
+	uint32_t r = rnd();
+
+	switch (nh_idx % 4) {
+	case 0: /* 10.0.0.0/8 but not 10.1/16: next hop 0 */
+		*dst = 0x0a000000 | (r & 0xffffff);
+		if ((*dst >> 16) == 0x0a01)
+			*dst ^= 0x00030000;
+		*port = 0;
+		break;
+	case 1: /* 10.1/16 but not 10.1.2/24: next hop 1 */
+		*dst = 0x0a010000 | (r & 0xffff);
+		if ((*dst >> 8) == 0x0a0102)
+			*dst ^= 0x00000100;
+		*port = 1;
+		break;
+	case 2: /* 10.1.2/24: next hop 2 */
+		*dst = 0x0a010200 | (r & 0xff);
+		*port = 2;
+		break;
+	default: /* 172.16/12: next hop 5 */
+		*dst = 0xac100000 | (r & 0xfffff);
+		*port = 1;
+		break;
+	}
+}
+
+static void
+ipv6_dst(unsigned int nh_idx, uint8_t *dst, unsigned int *port)
+{
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		dst[i] = rnd();
+	dst[0] = 0x20;
+	dst[1] = 0x01;
+	dst[2] = 0x0d;
+	dst[3] = 0xb8;
+	switch (nh_idx % 4) {
+	case 0: /* 2001:db8::/32 outside the /48s: next hop 0 */
+		dst[4] = 0x80 | dst[4];
+		*port = 0;
+		break;
+	case 1:
+		dst[4] = 0;
+		dst[5] = 1;
+		*port = 1;
+		break;
+	case 2: /* fd00::/8: next hop 2 */
+		dst[0] = 0xfd;
+		*port = 2;
+		break;
+	default:
+		dst[4] = 0;
+		dst[5] = 3;
+		*port = 1;
+		break;
+	}
+}
+
+static const struct rte_ether_addr *
+nh_src(unsigned int port, unsigned int nh_idx)
+{
+	/* Next hop 1 (10.1/16, 2001:db8:1::/48) has its own source MAC. */
+	if (nh_idx % 4 == 1)
+		return &nexthops[1].src;
+	return &port_mac[port];
+}
+
+/* Destination classes 0-3 use next hops 0, 1, 2 and 5: rows 0-3 of nexthops[]. */
+static const struct rte_ether_addr *
+nh_dst(unsigned int nh_idx)
+{
+	return &nexthops[nh_idx % 4].dst;
+}
+
+/* What a good packet must look like on the wire after the router. */
+static void
+expect_output(struct expect *e, const struct pkt *p, unsigned int nh_idx, int af)
+{
+	const unsigned int l3len = p->len - p->l3;
+
+	memcpy(e->out, nh_dst(nh_idx), 6);
+	memcpy(e->out + 6, nh_src(e->port, nh_idx), 6);
+	e->out[12] = af == 4 ? 0x08 : 0x86;
+	e->out[13] = af == 4 ? 0x00 : 0xdd;
+	memcpy(e->out + 14, p->b + p->l3, l3len);
+	if (af == 4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(e->out + 14);
+
+		ip->time_to_live--;
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	} else {
+		e->out[14 + 7]--;
+	}
+	e->len = 14 + l3len;
+	e->good = 1;
+}
+
+/* Append a 4-byte sequence number: the packet's identity on output. */
+static void
+put_seq(struct pkt *p, uint32_t seq)
+{
+	put32(p, seq);
+}
+
+static uint32_t
+get_seq(const uint8_t *d, unsigned int len)
+{
+	return (uint32_t)d[len - 4] << 24 | d[len - 3] << 16 | d[len - 2] << 8 | d[len - 1];
+}
+
+/* Make packet number SEQ of kind K into an mbuf and record its verdict. */
+static struct rte_mbuf *
+make_packet(struct run *r, enum kind k)
+{
+	static const uint8_t l4p4[] = { IPPROTO_UDP, IPPROTO_TCP, IPPROTO_ICMP, IPPROTO_GRE };
+	static const uint8_t l4p6[] = { IPPROTO_UDP, IPPROTO_TCP, IPPROTO_ICMPV6 };
+	const uint32_t seq = r->n;
+	struct expect *e = &r->exp[r->n++];
+	unsigned int tags = rnd() % 3, nh_idx = rnd() % 4, ihl = 5 + rnd() % 4, i;
+	uint64_t ol = 0;
+	struct rte_mbuf *m;
+	uint8_t dst6[16];
+	uint32_t dst4;
+	struct pkt p;
+	char *d;
+
+	assert_true(r->n <= MAX_PKTS);
+	memset(e, 0, sizeof(*e));
+	e->reason = -1;
+	/* IPv4 checksums arrive unchecked or vouched for by the NIC. */
+	if (rnd() % 3 == 0)
+		ol = RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+	switch (k) {
+	case K_GOOD4: {
+		uint8_t proto = l4p4[rnd() % RTE_DIM(l4p4)];
+
+		ipv4_dst(nh_idx, &dst4, &e->port);
+		put_l2(&p, tags, RTE_ETHER_TYPE_IPV4);
+		put_ipv4(&p, ihl, 2 + rnd() % 254, proto, dst4);
+		put_bytes(&p, 20 + rnd() % 40);
+		put_seq(&p, seq);
+		fix_ipv4(&p);
+		/* Sometimes Ethernet padding after the IP packet. */
+		if (rnd() % 4 == 0) {
+			put_bytes(&p, 1 + rnd() % 20);
+			put_seq(&p, seq);
+		}
+		e->sw = ol == 0;
+		expect_output(e, &p, nh_idx, 4);
+		break;
+	}
+	case K_GOOD6: {
+		uint8_t proto = l4p6[rnd() % RTE_DIM(l4p6)];
+		unsigned int n_ext = rnd() % 3;
+
+		ipv6_dst(nh_idx, dst6, &e->port);
+		put_l2(&p, tags, RTE_ETHER_TYPE_IPV6);
+		put_ipv6(&p, 2 + rnd() % 254, n_ext ? IPPROTO_HOPOPTS : proto, dst6);
+		for (i = 0; i < n_ext; i++) {
+			put8(&p, i + 1 < n_ext ? IPPROTO_DSTOPTS : proto);
+			put8(&p, 0);
+			put16(&p, 0x0104);
+			put32(&p, 0);
+		}
+		put_bytes(&p, 20 + rnd() % 40);
+		put_seq(&p, seq);
+		fix_ipv6(&p);
+		ol = 0;
+		expect_output(e, &p, nh_idx, 6);
+		break;
+	}
+	case K_L2:
+		put_l2(&p, 0, RTE_ETHER_TYPE_IPV4);
+		p.len = rnd() % 14;
+		e->reason = LF_DROP_L2_MALFORMED;
+		break;
+	case K_L3:
+		ipv4_dst(nh_idx, &dst4, &e->port);
+		put_l2(&p, tags, RTE_ETHER_TYPE_IPV4);
+		put_ipv4(&p, 5, 64, IPPROTO_UDP, dst4);
+		put_bytes(&p, 20);
+		fix_ipv4(&p);
+		p.b[p.l3] = 0x44; /* IHL 4 */
+		e->reason = LF_DROP_L3_MALFORMED;
+		break;
+	case K_L4:
+		ipv4_dst(nh_idx, &dst4, &e->port);
+		put_l2(&p, tags, RTE_ETHER_TYPE_IPV4);
+		put_ipv4(&p, ihl, 64, IPPROTO_TCP, dst4);
+		put_bytes(&p, rnd() % 20);
+		fix_ipv4(&p);
+		e->reason = LF_DROP_L4_MALFORMED;
+		e->sw = ol == 0;
+		break;
+	case K_CKSUM:
+		ipv4_dst(nh_idx, &dst4, &e->port);
+		put_l2(&p, tags, RTE_ETHER_TYPE_IPV4);
+		put_ipv4(&p, ihl, 64, IPPROTO_UDP, dst4);
+		put_bytes(&p, 30);
+		fix_ipv4(&p);
+		if (rnd() % 2) {
+			ip4(&p)->hdr_checksum ^= rte_cpu_to_be_16(1 + rnd() % 0xfffe);
+			ol = 0;
+			e->sw = 1;
+		} else {
+			ol = RTE_MBUF_F_RX_IP_CKSUM_BAD;
+		}
+		e->reason = LF_DROP_BAD_CHECKSUM;
+		break;
+	case K_TTL:
+		if (rnd() % 2) {
+			ipv4_dst(nh_idx, &dst4, &e->port);
+			put_l2(&p, tags, RTE_ETHER_TYPE_IPV4);
+			put_ipv4(&p, ihl, rnd() % 2, IPPROTO_UDP, dst4);
+			put_bytes(&p, 30);
+			fix_ipv4(&p);
+			e->sw = ol == 0;
+		} else {
+			ipv6_dst(nh_idx, dst6, &e->port);
+			put_l2(&p, tags, RTE_ETHER_TYPE_IPV6);
+			put_ipv6(&p, rnd() % 2, IPPROTO_UDP, dst6);
+			put_bytes(&p, 30);
+			fix_ipv6(&p);
+			ol = 0;
+		}
+		e->reason = LF_DROP_TTL_EXPIRED;
+		break;
+	case K_NOROUTE:
+	case K_NONH:
+		if (rnd() % 2) {
+			if (k == K_NOROUTE)
+				dst4 = rnd() % 2 ? 0x08080808 : 0x01000000 | (rnd() & 0xffffff);
+			else
+				dst4 = rnd() % 2 ? 0xc0a80000 | (rnd() & 0xffff)
+						 : 0xcb007100 | (rnd() & 0xff);
+			put_l2(&p, tags, RTE_ETHER_TYPE_IPV4);
+			put_ipv4(&p, ihl, 64, IPPROTO_UDP, dst4);
+			put_bytes(&p, 30);
+			fix_ipv4(&p);
+			e->sw = ol == 0;
+		} else {
+			for (i = 0; i < 16; i++)
+				dst6[i] = rnd();
+			if (k == K_NOROUTE) {
+				dst6[0] = 0x20;
+				dst6[1] = 0x01;
+				dst6[2] = 0x48;
+				dst6[3] = 0x60;
+			} else {
+				memcpy(dst6, "\x20\x01\x0d\xb8\x00\x02", 6);
+			}
+			put_l2(&p, tags, RTE_ETHER_TYPE_IPV6);
+			put_ipv6(&p, 64, IPPROTO_UDP, dst6);
+			put_bytes(&p, 30);
+			fix_ipv6(&p);
+			ol = 0;
+		}
+		e->reason = k == K_NOROUTE ? LF_DROP_NO_ROUTE : LF_DROP_NO_NEXTHOP;
+		break;
+	default:
+		put_l2(&p, tags, RTE_ETHER_TYPE_ARP);
+		put_bytes(&p, 28);
+		ol = 0;
+		e->reason = LF_DROP_NON_IP;
+		break;
+	}
+
+	m = rte_pktmbuf_alloc(pool);
+	assert_non_null(m);
+	d = rte_pktmbuf_append(m, p.len);
+	assert_non_null(d);
+	memcpy(d, p.b, p.len);
+	m->ol_flags = ol;
+
+	r->sw += e->sw;
+	if (e->good) {
+		r->good++;
+		r->per_port[e->port]++;
+	} else {
+		r->drops[e->reason]++;
+	}
+	return m;
+}
+
+/* A random kind, good about half of the time. */
+static enum kind
+mixed_kind(void)
+{
+	unsigned int v = rnd() % 20;
+
+	if (v < 5)
+		return K_GOOD4;
+	if (v < 10)
+		return K_GOOD6;
+	return K_L2 + (v - 10) % (K_KINDS - K_L2);
+}
+
+/* ---- the worker ---- */
+
+static struct worker *
+worker_new(uint16_t burst, uint16_t prefetch)
+{
+	struct worker *w = rte_zmalloc("lfut_worker", sizeof(*w), RTE_CACHE_LINE_SIZE);
+	unsigned int p;
+
+	assert_non_null(w);
+	w->lcore = rte_lcore_id();
+	w->burst = burst;
+	w->prefetch = prefetch;
+	w->fib = &fib;
+	w->nh_table = nh_table;
+	w->nh_count = nh_count;
+	w->n_tx = N_PORTS;
+	for (p = 0; p < N_PORTS; p++) {
+		w->tx[p].port_id = port_ids[p];
+		w->tx[p].queue_id = 0;
+	}
+	return w;
+}
+
+static uint64_t
+fnv(uint64_t h, const uint8_t *d, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ d[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* Dequeue everything the ports sent and check it against r. */
+static void
+check_output(struct run *r)
+{
+	static uint8_t seen[MAX_PKTS];
+	struct rte_mbuf *out[RING_SIZE];
+	unsigned int p, i, n, total = 0;
+
+	memset(seen, 0, sizeof(seen));
+	for (p = 0; p < N_PORTS; p++) {
+		int64_t last = -1;
+
+		n = rte_ring_dequeue_burst(rings[p], (void **)out, RING_SIZE, NULL);
+		assert_int_equal(rte_ring_count(rings[p]), 0);
+		if (n != r->per_port[p])
+			fail_msg("port %u sent %u packets, expected %u", p, n, r->per_port[p]);
+		r->hash[p] = 0xcbf29ce484222325ull;
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = out[i];
+			const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+			const struct expect *e;
+			uint32_t seq;
+
+			assert_int_equal(m->nb_segs, 1);
+			assert_int_equal(m->pkt_len, m->data_len);
+			assert_true(m->data_len >= 18);
+			seq = get_seq(d, m->data_len);
+			if (seq >= r->n || !r->exp[seq].good)
+				fail_msg("port %u: packet with unknown sequence %u", p, seq);
+			e = &r->exp[seq];
+			if (seen[seq]++)
+				fail_msg("packet %u sent twice", seq);
+			if (e->port != p)
+				fail_msg("packet %u on port %u, expected port %u", seq, p, e->port);
+			/* Per port, the input order is kept. */
+			assert_true((int64_t)seq > last);
+			last = seq;
+			assert_int_equal(m->data_len, e->len);
+			if (memcmp(d, e->out, e->len) != 0) {
+				unsigned int j = 0;
+
+				while (d[j] == e->out[j])
+					j++;
+				fail_msg("packet %u differs at byte %u: 0x%02x, expected 0x%02x",
+					 seq, j, d[j], e->out[j]);
+			}
+			/* And, independently, the IPv4 header verifies. */
+			if (d[12] == 0x08)
+				assert_int_equal(rte_raw_cksum(d + 14, (d[14] & 0xf) * 4), 0xffff);
+			r->hash[p] = fnv(r->hash[p], d, m->data_len);
+		}
+		total += n;
+		rte_pktmbuf_free_bulk(out, n);
+	}
+	assert_int_equal(total, r->good);
+	for (i = 0; i < r->n; i++)
+		if (r->exp[i].good && !seen[i])
+			fail_msg("good packet %u was not sent", i);
+}
+
+static void
+check_counters(const struct worker *w, const struct run *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < LF_DROP_COUNT; i++)
+		if (w->stats.drops[i] != r->drops[i])
+			fail_msg("drops[%s] = %" PRIu64 ", expected %" PRIu64, lf_drop_names[i],
+				 w->stats.drops[i], r->drops[i]);
+	assert_int_equal(w->stats.tx_pkts, r->good);
+	assert_int_equal(w->stats.ipv4_cksum_sw, r->sw);
+	assert_int_equal(w->n_dropped, 0);
+}
+
+/* Ring contents plus what sits in the TX buffers is everything routed so far. */
+static void
+check_in_flight(const struct worker *w, const struct run *r)
+{
+	unsigned int p;
+
+	for (p = 0; p < N_PORTS; p++) {
+		assert_true(w->tx[p].n < w->burst);
+		assert_int_equal(rte_ring_count(rings[p]) + w->tx[p].n, r->per_port[p]);
+	}
+	assert_int_equal(w->n_dropped, 0);
+}
+
+static const uint16_t burst_sizes[] = { 0, 1, 3, 4, 5, 31, 32, 33, 67 };
+
+/*
+ * One scenario: the burst sizes above, mixed packets, then an all-bad and an
+ * all-good burst. With SPLIT, bursts larger than w->burst are cut as
+ * rte_eth_rx_burst(..., burst) would have returned them.
+ */
+static void
+run_scenario(struct run *r, uint16_t burst, uint16_t prefetch, int split, uint64_t seed)
+{
+	struct rte_mbuf *pkts[LF_BURST_MAX];
+	struct worker *w = worker_new(burst, prefetch);
+	unsigned int s, i;
+
+	memset(r, 0, sizeof(*r));
+	rng_state = seed;
+	for (s = 0; s < RTE_DIM(burst_sizes) + 2; s++) {
+		uint16_t n = s < RTE_DIM(burst_sizes) ? burst_sizes[s] : 32, off;
+
+		for (i = 0; i < n; i++) {
+			enum kind k = mixed_kind();
+
+			/* The last two bursts: all bad, then all good. */
+			if (s == RTE_DIM(burst_sizes))
+				k = K_L2 + i % (K_KINDS - K_L2);
+			else if (s == RTE_DIM(burst_sizes) + 1)
+				k = i % 2 ? K_GOOD4 : K_GOOD6;
+			pkts[i] = make_packet(r, k);
+		}
+		for (off = 0; off < n || (n == 0 && off == 0);) {
+			uint16_t chunk = n - off;
+
+			if (split && chunk > burst)
+				chunk = burst;
+			worker_process_burst(w, pkts + off, chunk);
+			assert_int_equal(w->n_dropped, 0);
+			off += chunk;
+			if (n == 0)
+				break;
+		}
+		check_in_flight(w, r);
+	}
+	/* Idle: the worker loop flushes every TX buffer. */
+	worker_flush_tx(w);
+	for (i = 0; i < N_PORTS; i++)
+		assert_int_equal(w->tx[i].n, 0);
+	check_counters(w, r);
+	check_output(r);
+	assert_int_equal(rte_mempool_avail_count(pool), POOL_SIZE);
+	rte_free(w);
+}
+
+/* ---- setup ---- */
+
+static int
+make_port(unsigned int i, unsigned int ring_size)
+{
+	struct rte_eth_conf conf;
+	char name[32];
+	int id;
+
+	snprintf(name, sizeof(name), "lfut_ring%u", i);
+	rings[i] = rte_ring_create(name, ring_size, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (rings[i] == NULL)
+		return -1;
+	id = rte_eth_from_ring(rings[i]);
+	if (id < 0)
+		return -1;
+	port_ids[i] = id;
+	memset(&conf, 0, sizeof(conf));
+	if (rte_eth_dev_configure(id, 1, 1, &conf) != 0 ||
+	    rte_eth_rx_queue_setup(id, 0, 64, SOCKET_ID_ANY, NULL, pool) != 0 ||
+	    rte_eth_tx_queue_setup(id, 0, 64, SOCKET_ID_ANY, NULL) != 0 ||
+	    rte_eth_dev_start(id) != 0)
+		return -1;
+	return 0;
+}
+
+static int
+load_table(struct lf_route_table *t, int af, const char *const *lines, unsigned int n)
+{
+	char why[128];
+	unsigned int i;
+
+	t->af = af;
+	t->r = calloc(n, sizeof(*t->r));
+	if (t->r == NULL)
+		return -1;
+	t->cap = n;
+	for (i = 0; i < n; i++) {
+		if (route_parse_line(lines[i], af, LF_FIB_MAX_NH, &t->r[i], why, sizeof(why)) !=
+		    1) {
+			fprintf(stderr, "'%s': %s\n", lines[i], why);
+			return -1;
+		}
+		t->r[i].line = i + 1;
+	}
+	t->n = n;
+	return 0;
+}
+
+static int
+group_setup(void **state)
+{
+	static const struct lf_routes_conf rconf = {
+		.ipv4_max_routes = 64,
+		.ipv4_tbl8 = 64,
+		.ipv6_max_routes = 64,
+		.ipv6_tbl8 = 256,
+	};
+	struct lf_route_table t4 = { 0 }, t6 = { 0 };
+	char lcore[16], err[512];
+	char *argv[] = {
+		"test_pipeline",
+		"--no-huge",
+		"-m",
+		"512",
+		"--no-pci",
+		"--no-shconf",
+		"--no-telemetry",
+		"--file-prefix",
+		"lfut_pipeline",
+		"--log-level",
+		"3",
+		"-l",
+		lcore,
+		NULL,
+	};
+	cpu_set_t cpus;
+	unsigned int i;
+	int cpu = 0, ret;
+
+	(void)state;
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0)
+		while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &cpus))
+			cpu++;
+	snprintf(lcore, sizeof(lcore), "%d", cpu);
+	if (rte_eal_init(RTE_DIM(argv) - 1, argv) < 0)
+		return -1;
+	lf_log_init();
+	pool = rte_pktmbuf_pool_create("lfut_pipeline", POOL_SIZE, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				       SOCKET_ID_ANY);
+	if (pool == NULL)
+		return -1;
+	for (i = 0; i < N_PORTS; i++)
+		if (make_port(i, i == N_PORTS - 1 ? SMALL_RING : RING_SIZE) != 0)
+			return -1;
+
+	/* The configuration rewrite_init() reads: ports and next hops. */
+	cfg = calloc(1, sizeof(*cfg));
+	if (cfg == NULL)
+		return -1;
+	cfg->n_ports = N_PORTS;
+	for (i = 0; i < N_PORTS; i++)
+		snprintf(cfg->ports[i].name, sizeof(cfg->ports[i].name), "p%u", i);
+	cfg->nexthops = calloc(RTE_DIM(nexthops), sizeof(*cfg->nexthops));
+	if (cfg->nexthops == NULL)
+		return -1;
+	cfg->n_nexthops = RTE_DIM(nexthops);
+	for (i = 0; i < RTE_DIM(nexthops); i++) {
+		cfg->nexthops[i].id = nexthops[i].id;
+		cfg->nexthops[i].port = nexthops[i].port;
+		cfg->nexthops[i].dst_mac = nexthops[i].dst;
+		cfg->nexthops[i].has_src_mac = nexthops[i].has_src;
+		cfg->nexthops[i].src_mac = nexthops[i].src;
+	}
+	nh_table = rewrite_init(cfg, port_mac, SOCKET_ID_ANY, &nh_count);
+	if (nh_table == NULL)
+		return -1;
+
+	if (load_table(&t4, 4, routes4, RTE_DIM(routes4)) != 0 ||
+	    load_table(&t6, 6, routes6, RTE_DIM(routes6)) != 0)
+		return -1;
+	ret = fib_init(&fib, &rconf, SOCKET_ID_ANY, &t4, &t6, err, sizeof(err));
+	route_table_free(&t4);
+	route_table_free(&t6);
+	if (ret != 0) {
+		fprintf(stderr, "fib_init: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+group_teardown(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	fib_free(&fib);
+	rewrite_free(nh_table);
+	config_free(cfg);
+	free(cfg);
+	for (i = 0; i < N_PORTS; i++) {
+		rte_eth_dev_stop(port_ids[i]);
+		rte_eth_dev_close(port_ids[i]);
+		rte_ring_free(rings[i]);
+	}
+	rte_mempool_free(pool);
+	return rte_eal_cleanup();
+}
+
+/* ---- tests ---- */
+
+/* The next-hop table as rewrite_init() built it. */
+static void
+test_nexthop_table(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(nh_count, 10);
+	for (i = 0; i < nh_count; i++) {
+		if (i == 3 || i == 4 || (i >= 6 && i <= 8))
+			assert_int_equal(nh_table[i].out, LF_NH_INVALID);
+	}
+	for (i = 0; i < RTE_DIM(nexthops); i++) {
+		const struct lf_nh *e = &nh_table[nexthops[i].id];
+
+		assert_int_equal(e->out, nexthops[i].port);
+		assert_memory_equal(&e->dst, &nexthops[i].dst, 6);
+		assert_memory_equal(&e->src,
+				    nexthops[i].has_src ? &nexthops[i].src
+							: &port_mac[nexthops[i].port],
+				    6);
+	}
+}
+
+/* An empty burst does nothing. */
+static void
+test_empty_burst(void **state)
+{
+	struct worker *w = worker_new(32, 4);
+	struct rte_mbuf *none[1] = { NULL };
+	unsigned int i;
+
+	(void)state;
+	worker_process_burst(w, none, 0);
+	worker_flush_tx(w);
+	for (i = 0; i < LF_DROP_COUNT; i++)
+		assert_int_equal(w->stats.drops[i], 0);
+	assert_int_equal(w->stats.tx_pkts, 0);
+	for (i = 0; i < N_PORTS; i++)
+		assert_int_equal(rte_ring_count(rings[i]), 0);
+	rte_free(w);
+}
+
+/* Every kind of bad packet, alone in its burst. */
+static void
+test_each_drop_reason(void **state)
+{
+	struct worker *w = worker_new(32, 4);
+	struct run *r = calloc(1, sizeof(*r));
+	struct rte_mbuf *m;
+	unsigned int k, rep;
+
+	(void)state;
+	assert_non_null(r);
+	rng_state = 0x5eed0001;
+	for (rep = 0; rep < 8; rep++) {
+		for (k = K_L2; k < K_KINDS; k++) {
+			m = make_packet(r, k);
+			worker_process_burst(w, &m, 1);
+			check_counters(w, r);
+		}
+	}
+	for (k = K_L2; k < K_KINDS; k++)
+		assert_true(r->drops[r->exp[k - K_L2].reason] >= 8);
+	worker_flush_tx(w);
+	check_output(r);
+	assert_int_equal(r->good, 0);
+	assert_int_equal(rte_mempool_avail_count(pool), POOL_SIZE);
+	free(r);
+	rte_free(w);
+}
+
+/* burst 32, bursts above 32 split as the RX loop would. */
+static void
+test_bursts_split(void **state)
+{
+	struct run *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	assert_non_null(r);
+	run_scenario(r, 32, 4, 1, 0x5eed0002);
+	print_message("%u packets, %u forwarded\n", r->n, r->good);
+	assert_true(r->good > 50);
+	assert_true(r->n - r->good > 50);
+	free(r);
+}
+
+/* burst 256: the 67-packet burst goes through in one call. */
+static void
+test_bursts_whole(void **state)
+{
+	struct run *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	assert_non_null(r);
+	run_scenario(r, 256, 4, 0, 0x5eed0003);
+	assert_true(r->good > 50);
+	free(r);
+}
+
+/* Small bursts: the TX buffer flushes at every packet. */
+static void
+test_burst_one(void **state)
+{
+	struct run *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	assert_non_null(r);
+	run_scenario(r, 1, 0, 1, 0x5eed0004);
+	free(r);
+}
+
+/* The prefetch distance changes nothing in what is sent or counted. */
+static void
+test_prefetch_distance(void **state)
+{
+	static const uint16_t dists[] = { 0, 1, 8, 32 };
+	struct run *ref = calloc(1, sizeof(*ref));
+	struct run *r = calloc(1, sizeof(*r));
+	unsigned int d, p;
+
+	(void)state;
+	assert_non_null(ref);
+	assert_non_null(r);
+	for (d = 0; d < RTE_DIM(dists); d++) {
+		struct run *cur = d == 0 ? ref : r;
+
+		run_scenario(cur, 32, dists[d], 1, 0x5eed0005);
+		if (d == 0)
+			continue;
+		assert_int_equal(r->n, ref->n);
+		assert_int_equal(r->good, ref->good);
+		assert_memory_equal(r->drops, ref->drops, sizeof(r->drops));
+		for (p = 0; p < N_PORTS; p++) {
+			assert_int_equal(r->per_port[p], ref->per_port[p]);
+			if (r->hash[p] != ref->hash[p])
+				fail_msg("prefetch %u: port %u output differs from prefetch 0",
+					 dists[d], p);
+		}
+	}
+	/* And with the burst left whole. */
+	run_scenario(r, 256, 8, 0, 0x5eed0005);
+	for (p = 0; p < N_PORTS; p++)
+		assert_int_equal(r->hash[p], ref->hash[p]);
+	free(r);
+	free(ref);
+}
+
+/* A full TX ring: what it refuses is counted as tx_full and freed. */
+static void
+test_tx_full(void **state)
+{
+	const unsigned int cap = rte_ring_get_capacity(rings[N_PORTS - 1]);
+	struct rte_mbuf *pkts[40], *out[SMALL_RING];
+	struct worker *w = worker_new(32, 4);
+	unsigned int i, n;
+
+	(void)state;
+	assert_int_equal(cap, SMALL_RING - 1);
+	for (i = 0; i < 40; i++) {
+		struct pkt p;
+		char *d;
+
+		put_l2(&p, i % 3, RTE_ETHER_TYPE_IPV4);
+		put_ipv4(&p, 5, 64, IPPROTO_UDP, 0xc6120000 | i); /* 198.18/15 */
+		put_bytes(&p, 12);
+		fix_ipv4(&p);
+		pkts[i] = rte_pktmbuf_alloc(pool);
+		assert_non_null(pkts[i]);
+		d = rte_pktmbuf_append(pkts[i], p.len);
+		assert_non_null(d);
+		memcpy(d, p.b, p.len);
+	}
+	/* 40 packets, burst 32: one flush at 32, one at the end. */
+	worker_process_burst(w, pkts, 20);
+	assert_int_equal(w->tx[N_PORTS - 1].n, 20);
+	worker_process_burst(w, pkts + 20, 20);
+	assert_int_equal(w->stats.tx_pkts, cap);
+	assert_int_equal(w->stats.drops[LF_DROP_TX_FULL], 32 - cap);
+	assert_int_equal(w->tx[N_PORTS - 1].n, 8);
+	worker_flush_tx(w);
+	assert_int_equal(w->stats.tx_pkts, cap);
+	assert_int_equal(w->stats.drops[LF_DROP_TX_FULL], 40 - cap);
+	n = rte_ring_dequeue_burst(rings[N_PORTS - 1], (void **)out, SMALL_RING, NULL);
+	assert_int_equal(n, cap);
+	/* The first packets got through, rewritten for next hop 9. */
+	for (i = 0; i < n; i++) {
+		const uint8_t *d = rte_pktmbuf_mtod(out[i], const uint8_t *);
+
+		assert_memory_equal(d, &nexthops[4].dst, 6);
+		assert_memory_equal(d + 6, &port_mac[3], 6);
+		assert_int_equal(d[14 + 8], 63);
+		assert_int_equal(d[14 + 19], i);
+	}
+	rte_pktmbuf_free_bulk(out, n);
+	assert_int_equal(rte_mempool_avail_count(pool), POOL_SIZE);
+	rte_free(w);
+}
+
+static int
+check_pool(void **state)
+{
+	unsigned int p;
+
+	(void)state;
+	for (p = 0; p < N_PORTS; p++)
+		if (rte_ring_count(rings[p]) != 0)
+			return -1;
+	return rte_mempool_avail_count(pool) == POOL_SIZE ? 0 : -1;
+}
+
+#define T(f) cmocka_unit_test_teardown(f, check_pool)
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_nexthop_table),     T(test_each_drop_reason), T(test_empty_burst),
+		T(test_bursts_split),      T(test_bursts_whole),     T(test_burst_one),
+		T(test_prefetch_distance), T(test_tx_full),
+	};
+
+	return cmocka_run_group_tests_name("pipeline", tests, group_setup, group_teardown);
+}
