@@ -22,6 +22,7 @@
 #define LF_MAX_LCORE 128 /**< Highest lcore id + 1 accepted in config. */
 #define LF_BURST_MAX 256 /**< Largest [pipeline] burst. */
 #define LF_PREFETCH_MAX 32 /**< Largest [pipeline] prefetch_distance. */
+#define LF_FIB4_MAX_TBL8 32767 /**< rte_fib DIR24_8 limit with 2-byte next hops. */
 #define LF_NAME_LEN 32
 #define LF_PATH_LEN 256
 #define LF_ERR_LEN 512

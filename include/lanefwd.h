@@ -32,6 +32,8 @@ struct lf_port {
 	struct rte_ether_addr mac;
 	bool rx_ipv4_cksum; /**< RX IPv4 checksum offload enabled. */
 	bool started;
+	bool link_logged; /**< Control thread: link state logged once. */
+	uint8_t link_up; /**< Last logged link state. */
 	char driver[32];
 };
 

@@ -204,10 +204,10 @@ prescan(struct ctx *c)
 				break;
 			}
 			if (strlen(key) >= CFG_NAME_LEN || strlen(val) >= CFG_VALUE_LEN) {
-				ret = fail(c,
-					   "line %d: [%s] %s: key longer than %d or value longer than %d characters",
-					   lineno, section, key, CFG_NAME_LEN - 1,
-					   CFG_VALUE_LEN - 1);
+				ret = line_fail(c, lineno,
+						"[%s] %.40s = '%.40s...': key longer than %d or value longer than %d characters",
+						section, key, val, CFG_NAME_LEN - 1,
+						CFG_VALUE_LEN - 1);
 				break;
 			}
 			if (*val == '\0') {
@@ -257,7 +257,7 @@ parse_u64(const char *v, uint64_t *out)
 	if (!isdigit((unsigned char)v[0]))
 		return -EINVAL;
 	errno = 0;
-	*out = strtoull(v, &end, 0);
+	*out = strtoull(v, &end, 10);
 	if (errno != 0 || *end != '\0')
 		return -EINVAL;
 	return 0;
@@ -368,7 +368,8 @@ static const struct key_def routes_keys[] = {
 	K_PATH(lf_routes_conf, "ipv4", ipv4, "a route file: 'prefix/len nexthop' per line"),
 	K_PATH(lf_routes_conf, "ipv6", ipv6, "a route file: 'prefix/len nexthop' per line"),
 	K_UINT(lf_routes_conf, "ipv4_max_routes", ipv4_max_routes, 1, 1 << 26, "1 to 67108864"),
-	K_UINT(lf_routes_conf, "ipv4_tbl8", ipv4_tbl8, 1, 1 << 24, "1 to 16777216"),
+	K_UINT(lf_routes_conf, "ipv4_tbl8", ipv4_tbl8, 1, LF_FIB4_MAX_TBL8,
+	       "1 to 32767 (DIR24_8 with 2-byte next hops)"),
 	K_UINT(lf_routes_conf, "ipv6_max_routes", ipv6_max_routes, 1, 1 << 26, "1 to 67108864"),
 	K_UINT(lf_routes_conf, "ipv6_tbl8", ipv6_tbl8, 1, 1 << 24, "1 to 16777216"),
 };
@@ -516,11 +517,17 @@ is_pow2(uint32_t v)
 static int
 valid_pci(const char *v)
 {
-	unsigned int dom, bus, dev, fn;
-	char tail;
+	/* DDDD:BB:DD.F, hex digits only, device <= 0x1f, function <= 7. */
+	static const char shape[] = "xxxx:xx:xx.x";
+	unsigned int i;
 
-	if (sscanf(v, "%4x:%2x:%2x.%1x%c", &dom, &bus, &dev, &fn, &tail) != 4 || strlen(v) != 12 ||
-	    dev > 31 || fn > 7)
+	if (strlen(v) != sizeof(shape) - 1)
+		return -EINVAL;
+	for (i = 0; shape[i] != '\0'; i++) {
+		if (shape[i] == 'x' ? !isxdigit((unsigned char)v[i]) : v[i] != shape[i])
+			return -EINVAL;
+	}
+	if (strtoul(v + 8, NULL, 16) > 0x1f || v[11] > '7')
 		return -EINVAL;
 	return 0;
 }
@@ -805,6 +812,7 @@ cross_check(struct ctx *c, struct lf_config *cfg)
 					return key_fail(c, "rx_queues", v,
 							"queue %u is polled by no [worker]; its packets would be lost",
 							j);
+				c->section_line = key_lineno(c, port->section, "");
 				return section_fail(c,
 						    "queue %u is polled by no [worker] but higher queues are; its packets would be lost",
 						    j);
@@ -828,7 +836,7 @@ set_defaults(struct lf_config *cfg)
 	cfg->pipeline.mbufs = 0;
 	cfg->pipeline.mbuf_cache = 256;
 	cfg->routes.ipv4_max_routes = 1 << 20;
-	cfg->routes.ipv4_tbl8 = 1 << 16;
+	cfg->routes.ipv4_tbl8 = 4096;
 	cfg->routes.ipv6_max_routes = 1 << 18;
 	cfg->routes.ipv6_tbl8 = 1 << 16;
 }

@@ -33,7 +33,9 @@ fib_init(struct lf_fib *fib, const struct lf_routes_conf *conf, int socket,
 		.default_nh = LF_NH_NONE,
 		.max_routes = conf->ipv6_max_routes,
 		.trie = {
-			.nh_sz = RTE_FIB6_TRIE_2B,
+			/* 4-byte entries: 2-byte ones cap tbl8 at 32767, too few for a
+			 * full IPv6 table (160K routes need about 262144). */
+			.nh_sz = RTE_FIB6_TRIE_4B,
 			.num_tbl8 = conf->ipv6_tbl8,
 		},
 	};

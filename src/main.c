@@ -277,7 +277,7 @@ main(int argc, char **argv)
 
 	while (!app.quit) {
 		usleep(100 * 1000);
-		if (rte_rdtsc() - last_link > 10 * rte_get_tsc_hz() || last_link == 0) {
+		if (rte_rdtsc() - last_link > rte_get_tsc_hz() || last_link == 0) {
 			port_log_links(&app);
 			last_link = rte_rdtsc();
 		}

@@ -5,6 +5,7 @@
  * per-packet meta. A bad packet is a counted drop, never an error.
  */
 #include <netinet/in.h>
+#include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_ether.h>
@@ -54,11 +55,13 @@ l4_min_len(uint8_t proto)
 static inline uint16_t
 ipv4_hdr_sum(const void *hdr, unsigned int ihl)
 {
-	const unaligned_uint32_t *w = hdr;
+	uint32_t w[5];
 	uint64_t s;
 
 	if (unlikely(ihl != sizeof(struct rte_ipv4_hdr)))
 		return rte_raw_cksum(hdr, ihl);
+	/* The header is 2-byte aligned after Ethernet: copy, never cast. */
+	memcpy(w, hdr, sizeof(w));
 	s = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
 	s = (s & 0xffffffff) + (s >> 32);
 	s = (s & 0xffff) + (s >> 16);
@@ -90,6 +93,14 @@ parse_ipv4(struct rte_mbuf *m, const uint8_t *data, unsigned int len, struct lf_
 		break;
 	case RTE_MBUF_F_RX_IP_CKSUM_BAD:
 		return LF_DROP_BAD_CHECKSUM;
+	case RTE_MBUF_F_RX_IP_CKSUM_NONE: {
+		/* Header verified by the NIC but the checksum field is not set. */
+		struct rte_ipv4_hdr *wip = (struct rte_ipv4_hdr *)(uintptr_t)ip;
+
+		wip->hdr_checksum = 0;
+		wip->hdr_checksum = rte_ipv4_cksum(wip);
+		break;
+	}
 	default:
 		/* The port did not check it: a valid header sums to 0xffff. */
 		*sw_cksum = 1;

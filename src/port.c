@@ -331,15 +331,20 @@ port_log_links(struct lf_app *app)
 	unsigned int p, up = 0;
 
 	for (p = 0; p < app->cfg.n_ports; p++) {
+		struct lf_port *port = &app->ports[p];
 		struct rte_eth_link link;
 		char text[RTE_ETH_LINK_MAX_STR_LEN];
 
-		if (!app->ports[p].started ||
-		    rte_eth_link_get_nowait(app->ports[p].port_id, &link) != 0)
+		if (!port->started || rte_eth_link_get_nowait(port->port_id, &link) != 0)
+			continue;
+		up += link.link_status == RTE_ETH_LINK_UP;
+		/* Log the first state and every change, not every poll. */
+		if (port->link_logged && port->link_up == link.link_status)
 			continue;
 		rte_eth_link_to_str(text, sizeof(text), &link);
 		LF_LOG(INFO, port, "port %s: %s", app->cfg.ports[p].name, text);
-		up += link.link_status == RTE_ETH_LINK_UP;
+		port->link_up = link.link_status;
+		port->link_logged = true;
 	}
 	return up;
 }

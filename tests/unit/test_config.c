@@ -501,7 +501,7 @@ test_minimal_defaults(void **state)
 	assert_string_equal(cfg->routes.ipv4, "");
 	assert_string_equal(cfg->routes.ipv6, "");
 	assert_int_equal(cfg->routes.ipv4_max_routes, 1 << 20);
-	assert_int_equal(cfg->routes.ipv4_tbl8, 1 << 16);
+	assert_int_equal(cfg->routes.ipv4_tbl8, 4096);
 	assert_int_equal(cfg->routes.ipv6_max_routes, 1 << 18);
 	assert_int_equal(cfg->routes.ipv6_tbl8, 1 << 16);
 	/* [port p0] */

@@ -569,12 +569,13 @@ test_fib_limits(void **state)
 	assert_non_null(strstr(err, "rte_fib_create (IPv4"));
 	assert_non_null(strstr(err, "32768 tbl8"));
 	assert_null(fib.v4);
+	/* IPv6 uses 4-byte trie entries: more than 32767 tbl8 groups work. */
 	conf = test_conf;
 	conf.ipv6_tbl8 = 32768;
 	ret = fib_init(&fib, &conf, SOCKET_ID_ANY, &a, &b, err, sizeof(err));
-	assert_int_equal(ret, -EINVAL);
-	assert_non_null(strstr(err, "rte_fib6_create (IPv6"));
-	assert_non_null(strstr(err, "32768 tbl8"));
+	if (ret != 0)
+		fail_msg("%s", err);
+	fib_free(&fib);
 	assert_null(fib.v4);
 	assert_null(fib.v6);
 

@@ -547,10 +547,22 @@ test_ipv4_checksum_software(void **state)
 	good_ipv4(&p, 64);
 	assert_int_equal(parse_flags(&p, 0, &meta, &sw), NO_DROP);
 	assert_int_equal(sw, 1);
-	/* RTE_MBUF_F_RX_IP_CKSUM_NONE is no verdict on the field: software checks it. */
+	/*
+	 * RTE_MBUF_F_RX_IP_CKSUM_NONE: the NIC verified the header but the
+	 * field is not set; parse accepts it without a software check and
+	 * writes the right checksum.
+	 */
 	good_ipv4(&p, 64);
-	assert_int_equal(parse_flags(&p, RTE_MBUF_F_RX_IP_CKSUM_NONE, &meta, &sw), NO_DROP);
-	assert_int_equal(sw, 1);
+	ip4(&p)->hdr_checksum ^= rte_cpu_to_be_16(0x0100);
+	{
+		struct rte_mbuf *m = to_mbuf(&p, RTE_MBUF_F_RX_IP_CKSUM_NONE);
+
+		sw = 0;
+		assert_int_equal(parse_packet(m, &meta, &sw), NO_DROP);
+		assert_int_equal(sw, 0);
+		assert_int_equal(rte_raw_cksum(rte_pktmbuf_mtod_offset(m, void *, 14), 20), 0xffff);
+		rte_pktmbuf_free(m);
+	}
 	/* Both representations of a zero checksum verify. */
 	good_ipv4(&p, 64);
 	ip4(&p)->packet_id = 0;
