@@ -117,3 +117,40 @@ except Exception:
 	done
 	die "within 30 s, rx_packets did not settle with rx = tx + drops (last: rx, balanced: $prev)"
 }
+
+# lf_skip REASON: this test cannot run on this machine; meson counts exit
+# status 77 as SKIP.
+lf_skip() {
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+# lf_hugepages_free_mb: MiB of free hugepages of the default size, 0 when no
+# hugetlbfs is mounted (scripts/hugepages.sh reserves and mounts them).
+lf_hugepages_free_mb() {
+	if ! grep -q ' hugetlbfs ' /proc/mounts; then
+		echo 0
+		return 0
+	fi
+	awk '/^HugePages_Free:/ { n = $2 } /^Hugepagesize:/ { kb = $2 }
+		END { print int(n * kb / 1024) }' /proc/meminfo
+}
+
+# lf_total_line: lanefwd's final "lanefwd: total: rx N tx N drops N ..." line,
+# printed when it stops (call after lf_stop / lf_stop_rc).
+lf_total_line() {
+	grep '^lanefwd: total:' "$LF_TMP/lanefwd.log" | tail -n 1
+}
+
+# lf_wait_listen NS PORT: wait (at most 10 s) until something listens on TCP
+# PORT in network namespace NS.
+lf_wait_listen() {
+	local i
+	for i in $(seq 1 100); do
+		if ip netns exec "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q .; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	die "nothing listens on TCP port $2 in namespace $1 after 10 s"
+}
