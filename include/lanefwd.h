@@ -32,6 +32,7 @@ struct lf_port {
 	struct rte_ether_addr mac;
 	bool rx_ipv4_cksum; /**< RX IPv4 checksum offload enabled. */
 	bool started;
+	bool set_promisc; /**< We turned promiscuous mode on. */
 	bool link_logged; /**< Control thread: link state logged once. */
 	uint8_t link_up; /**< Last logged link state. */
 	char driver[32];

@@ -272,10 +272,11 @@ port_init_one(struct lf_app *app, unsigned int p, char *err, size_t errlen)
 		}
 		port->mac = pc->mac;
 	}
-	if (pc->promiscuous) {
+	if (pc->promiscuous && rte_eth_promiscuous_get(id) == 0) {
 		ret = rte_eth_promiscuous_enable(id);
 		if (ret != 0 && ret != -ENOTSUP)
 			goto fail_call;
+		port->set_promisc = ret == 0;
 	}
 	ret = rte_eth_dev_start(id);
 	if (ret != 0)
@@ -319,6 +320,9 @@ port_close_all(struct lf_app *app)
 	for (p = 0; p < app->cfg.n_ports; p++) {
 		if (!app->ports[p].started)
 			continue;
+		/* Leave the interface as we found it (AF_XDP sets IFF_PROMISC). */
+		if (app->ports[p].set_promisc)
+			rte_eth_promiscuous_disable(app->ports[p].port_id);
 		rte_eth_dev_stop(app->ports[p].port_id);
 		rte_eth_dev_close(app->ports[p].port_id);
 		app->ports[p].started = false;
