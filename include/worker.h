@@ -71,7 +71,10 @@ struct lf_worker_stats {
 /** Reader side of LF_STAT_ADD. */
 #define LF_STAT_READ(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 
-/** What parse found out about a packet, carried through later stages. */
+/**
+ * What parse found out about a packet, carried through later stages.
+ * l3_off..out are 8 contiguous bytes that the parse fast path writes at once.
+ */
 struct lf_meta {
 	uint32_t nh; /**< Next-hop id, set by the FIB stage. */
 	uint16_t l3_off; /**< Offset of the IP header. */
@@ -132,6 +135,7 @@ struct worker {
 	uint16_t idx4[LF_BURST_MAX];
 	uint16_t idx6[LF_BURST_MAX];
 	uint16_t n_dropped;
+	uint32_t n_cksum_sw; /* Software checksum checks on the slow path. */
 	struct rte_mbuf *dropped[LF_BURST_MAX];
 	uint64_t last_drain;
 

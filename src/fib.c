@@ -100,23 +100,61 @@ fib_free(struct lf_fib *fib)
 	fib->v6 = NULL;
 }
 
+/* Compact away the packets without a route; returns how many are left. */
+static inline uint16_t
+fib_compact(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct lf_meta *meta = w->meta;
+	uint16_t i, k;
+
+	for (i = 0, k = 0; i < n; i++) {
+		if (unlikely(meta[i].nh == LF_NH_NONE)) {
+			lf_drop(w, pkts[i], LF_DROP_NO_ROUTE);
+			continue;
+		}
+		if (k != i) {
+			pkts[k] = pkts[i];
+			meta[k] = meta[i];
+		}
+		k++;
+	}
+	return k;
+}
+
+static inline uint32_t
+dst4(const struct rte_mbuf *m, const struct lf_meta *meta)
+{
+	const struct rte_ipv4_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, meta->l3_off);
+
+	return rte_be_to_cpu_32(ip->dst_addr);
+}
+
 uint16_t
 fib_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct lf_meta *meta = w->meta;
-	uint16_t i, j, k, n4 = 0, n6 = 0;
+	uint16_t i, j, n4 = 0, n6 = 0;
+
+	/* Common case, an all-IPv4 burst: keys and results are indexed like
+	 * the packets, no gather or scatter. */
+	for (i = 0; i < n && meta[i].af == 4; i++)
+		w->ip4[i] = dst4(pkts[i], &meta[i]);
+	if (likely(i == n)) {
+		rte_fib_lookup_bulk(w->fib->v4, w->ip4, w->nh4, n);
+		for (i = 0; i < n; i++)
+			meta[i].nh = w->nh4[i];
+		return fib_compact(w, pkts, n);
+	}
 
 	for (i = 0; i < n; i++) {
-		const uint8_t *l3 =
-			rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *, meta[i].l3_off);
-
-		if (likely(meta[i].af == 4)) {
-			const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
-
-			w->ip4[n4] = rte_be_to_cpu_32(ip->dst_addr);
+		if (meta[i].af == 4) {
+			w->ip4[n4] = dst4(pkts[i], &meta[i]);
 			w->idx4[n4++] = i;
 		} else {
-			const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
+			const struct rte_ipv6_hdr *ip =
+				rte_pktmbuf_mtod_offset(pkts[i], const struct rte_ipv6_hdr *,
+							meta[i].l3_off);
 
 			memcpy(w->ip6[n6], ip->dst_addr, 16);
 			w->idx6[n6++] = i;
@@ -132,18 +170,5 @@ fib_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 		for (j = 0; j < n6; j++)
 			meta[w->idx6[j]].nh = w->nh6[j];
 	}
-
-	/* Compact away the packets without a route. */
-	for (i = 0, k = 0; i < n; i++) {
-		if (unlikely(meta[i].nh == LF_NH_NONE)) {
-			lf_drop(w, pkts[i], LF_DROP_NO_ROUTE);
-			continue;
-		}
-		if (k != i) {
-			pkts[k] = pkts[i];
-			meta[k] = meta[i];
-		}
-		k++;
-	}
-	return k;
+	return fib_compact(w, pkts, n);
 }

@@ -5,6 +5,7 @@
  * per-packet meta. A bad packet is a counted drop, never an error.
  */
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -218,10 +219,89 @@ parse_one(struct rte_mbuf *m, struct lf_meta *meta, int *sw_cksum)
 	return LF_DROP_NON_IP;
 }
 
+/* Minimal L4 header length by IP protocol, for the fast path. */
+static const uint8_t l4_min_table[256] = {
+	[IPPROTO_UDP] = 8,
+	[IPPROTO_TCP] = 20,
+	[IPPROTO_ICMP] = 4,
+	[IPPROTO_ICMPV6] = 4,
+};
+
+/*
+ * Fast path for the common packet: untagged IPv4 without options, not a
+ * non-first fragment, headers in the first segment, checksum good or
+ * unchecked by the NIC. The 22 header bytes from the EtherType on are read
+ * as three 64-bit words and every condition is combined before a single
+ * branch (the byte-wise version kept the compiler spilling registers). It
+ * only ever accepts a packet, with the same meta that parse_one() gives it;
+ * anything else, every drop included, goes through parse_one().
+ * Returns 0: not taken, 1: accepted, 2: accepted after a software checksum.
+ */
+static inline unsigned int
+parse_ipv4_fast(const struct rte_mbuf *m, struct lf_meta *meta)
+{
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint64_t ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+	uint64_t a, b, c, sum, packed;
+	unsigned int tot, need, proto;
+	bool ok;
+
+	if (unlikely(m->data_len < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr)))
+		return 0;
+	memcpy(&a, d + 12, sizeof(a)); /* EtherType, ver/IHL, TOS, length, id */
+	memcpy(&b, d + 20, sizeof(b)); /* fragment, TTL, proto, checksum, src */
+	memcpy(&c, d + 26, sizeof(c)); /* src, dst */
+	tot = rte_be_to_cpu_16((uint16_t)(a >> 32));
+	proto = (b >> 24) & 0xff;
+	need = l4_min_table[proto];
+	ok = ((a & 0xffffff) == 0x450008) & /* IPv4, IHL 5 */
+		((b & 0xff1f) == 0) & /* fragment offset 0 */
+		(((b >> 16) & 0xff) > 1) & /* TTL */
+		(tot >= sizeof(struct rte_ipv4_hdr) + need) & /* L4 header inside */
+		(RTE_ETHER_HDR_LEN + tot <= m->pkt_len) &
+		(m->data_len >= RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) + need) &
+		((ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD) | (ck == RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN));
+	if (unlikely(!ok))
+		return 0;
+	packed = RTE_ETHER_HDR_LEN |
+		(uint64_t)(need ? RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) : 0) << 16 |
+		(uint64_t)4 << 32 | (uint64_t)proto << 40;
+	/* l3_off, l4_off, af, l4_proto, out: one store. */
+	memcpy(&meta->l3_off, &packed, sizeof(packed));
+	if (ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD)
+		return 1;
+	/*
+	 * The header's 16-bit words are bytes 14..33: a >> 16, b and c >> 16.
+	 * Its one's complement sum is 0xffff exactly when their plain sum is a
+	 * non-zero multiple of 0xffff (2^16 = 1 mod 0xffff; version 4 makes it
+	 * non-zero): one modulo by a constant instead of four folds.
+	 */
+	sum = (a >> 16) + (b & 0xffffffff) + (b >> 32) + (c >> 16);
+	return sum % 0xffff == 0 ? 2 : 0;
+#else
+	RTE_SET_USED(m);
+	RTE_SET_USED(meta);
+	return 0;
+#endif
+}
+
 int
 parse_packet(struct rte_mbuf *m, struct lf_meta *meta, int *sw_cksum)
 {
 	return parse_one(m, meta, sw_cksum);
+}
+
+/* Everything the fast path does not take, out of line so the burst loop
+ * keeps its registers. Returns the drop reason or NO_DROP. */
+static __rte_noinline int
+parse_slow(struct worker *w, struct rte_mbuf *m, struct lf_meta *meta)
+{
+	int sw = 0;
+	int reason = parse_one(m, meta, &sw);
+
+	w->n_cksum_sw += sw;
+	return reason;
 }
 
 uint16_t
@@ -231,23 +311,29 @@ parse_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	uint64_t sw = 0;
 	uint16_t i, k = 0;
 
+	w->n_cksum_sw = 0;
 	for (i = 0; i < dist && i < n; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		int sw_cksum = 0;
+		unsigned int fast;
 		int reason;
 
 		if (dist != 0 && i + dist < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + dist], void *));
-		reason = parse_one(m, &w->meta[k], &sw_cksum);
-		sw += sw_cksum;
+		fast = parse_ipv4_fast(m, &w->meta[k]);
+		if (likely(fast != 0)) {
+			sw += fast - 1;
+			pkts[k++] = m;
+			continue;
+		}
+		reason = parse_slow(w, m, &w->meta[k]);
 		if (likely(reason == NO_DROP))
 			pkts[k++] = m;
 		else
 			lf_drop(w, m, reason);
 	}
-	LF_STAT_ADD(w->stats.ipv4_cksum_sw, sw);
+	LF_STAT_ADD(w->stats.ipv4_cksum_sw, sw + w->n_cksum_sw);
 	return k;
 }
