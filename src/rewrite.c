@@ -72,7 +72,7 @@ rewrite_one(struct rte_mbuf *m, struct lf_meta *meta, const struct lf_nh *nh)
 		uint16_t new = rte_cpu_to_be_16(rte_be_to_cpu_16(old) - 0x0100);
 
 		*word = new;
-		ip->hdr_checksum = lf_cksum_update16(ip->hdr_checksum, old, new);
+		ip->hdr_checksum = lf_cksum_ttl_dec(ip->hdr_checksum);
 		et = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	} else {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
