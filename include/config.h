@@ -83,6 +83,7 @@ struct lf_pipeline_conf {
 	uint32_t tx_drain_us;
 	uint32_t mbufs; /**< Per socket; 0: computed. */
 	uint16_t mbuf_cache;
+	bool latency; /**< Record RX->TX residence histograms. */
 };
 
 struct lf_routes_conf {

@@ -8,6 +8,7 @@
 #ifndef LANEFWD_H
 #define LANEFWD_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -47,6 +48,14 @@ struct lf_app {
 	uint32_t nh_count;
 	unsigned int n_workers;
 	struct worker *workers[LF_MAX_WORKERS];
+	/* Latency: control-side histograms per worker, merged from the
+	 * workers' buffers every second; lat_lock keeps the control thread
+	 * and the telemetry thread apart (never taken by a worker). */
+	pthread_mutex_t lat_lock;
+	struct lf_hist *lat_total[LF_MAX_WORKERS]; /**< Since start or reset. */
+	struct lf_hist *lat_interval[LF_MAX_WORKERS]; /**< The last interval. */
+	uint64_t lat_interval_ms; /**< Its length. */
+	uint64_t lat_last_tsc;
 	uint64_t start_tsc;
 	time_t start_time;
 	volatile bool quit; /* control: writes; workers: read. */

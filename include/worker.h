@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 
 #include "config.h"
+#include "hist.h"
 
 /** Drop reasons, each defined once: yields the enum and the names. */
 #define LF_DROP_REASONS(X)              \
@@ -97,6 +98,12 @@ struct lf_txbuf {
 	uint16_t queue_id;
 	uint16_t n;
 	struct rte_mbuf *pkts[LF_BURST_MAX];
+	/** With latency on: runs of buffered packets that share an RX time. */
+	uint16_t n_runs;
+	struct {
+		uint64_t rx_tsc; /**< When their RX burst returned. */
+		uint16_t n;
+	} runs[LF_BURST_MAX];
 };
 
 /** A next hop as the rewrite stage reads it: one 16-byte entry. */
@@ -125,6 +132,20 @@ struct worker {
 	struct lf_rxq rxq[LF_MAX_RXQ_PER_WORKER];
 	unsigned int n_tx;
 	const volatile bool *quit;
+	bool latency; /* Record residence times. */
+
+	/*
+	 * Residence (RX burst returned -> TX burst handed to the PMD)
+	 * histograms, double-buffered: the worker records into lat[lat_cur].
+	 * The control thread asks for a swap by bumping lat_req; the worker
+	 * flips lat_cur between bursts and echoes lat_req into lat_ack, after
+	 * which the other buffer is the control thread's to read and clear.
+	 */
+	struct lf_hist *lat[2]; /* control: allocates; worker: records into one. */
+	uint32_t lat_req; /* control: writes; worker: reads. */
+	uint32_t lat_ack; /* worker: writes; control: reads. */
+	unsigned int lat_cur; /* worker only. */
+	uint64_t rx_tsc; /* worker only: when the current burst arrived. */
 
 	/* worker only: per-burst scratch. */
 	struct lf_meta meta[LF_BURST_MAX];

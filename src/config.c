@@ -362,6 +362,7 @@ static const struct key_def pipeline_keys[] = {
 	       "mbufs per NUMA socket, 0 to size automatically, at most 16777216"),
 	K_UINT(lf_pipeline_conf, "mbuf_cache", mbuf_cache, 0, 512,
 	       "per-lcore mbuf cache, 0 to 512"),
+	K_BOOL(lf_pipeline_conf, "latency", latency, "yes or no"),
 };
 
 static const struct key_def routes_keys[] = {
@@ -835,6 +836,7 @@ set_defaults(struct lf_config *cfg)
 	cfg->pipeline.tx_drain_us = 100;
 	cfg->pipeline.mbufs = 0;
 	cfg->pipeline.mbuf_cache = 256;
+	cfg->pipeline.latency = true;
 	cfg->routes.ipv4_max_routes = 1 << 20;
 	cfg->routes.ipv4_tbl8 = 4096;
 	cfg->routes.ipv6_max_routes = 1 << 18;
@@ -1017,9 +1019,9 @@ config_dump(const struct lf_config *cfg, FILE *f)
 		fprintf(f, "extra = %s\n", cfg->eal.extra);
 	fprintf(f,
 		"\n[pipeline]\nburst = %u\nprefetch_distance = %u\ntx_drain_us = %u\n"
-		"mbufs = %u\nmbuf_cache = %u\n",
+		"mbufs = %u\nmbuf_cache = %u\nlatency = %s\n",
 		cfg->pipeline.burst, cfg->pipeline.prefetch_distance, cfg->pipeline.tx_drain_us,
-		cfg->pipeline.mbufs, cfg->pipeline.mbuf_cache);
+		cfg->pipeline.mbufs, cfg->pipeline.mbuf_cache, yesno(cfg->pipeline.latency));
 	fprintf(f, "\n[routes]\n");
 	if (cfg->routes.ipv4[0] != '\0')
 		fprintf(f, "ipv4 = %s\n", cfg->routes.ipv4);

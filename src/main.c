@@ -22,6 +22,7 @@
 #include "config.h"
 #include "fib.h"
 #include "lanefwd.h"
+#include "latency.h"
 #include "lf_log.h"
 #include "port.h"
 #include "rewrite.h"
@@ -31,7 +32,7 @@
 
 #define EXIT_CONFIG 2
 
-static struct lf_app app;
+static struct lf_app app = { .lat_lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void
 on_signal(int sig __rte_unused)
@@ -133,11 +134,20 @@ print_final(const struct lf_app *a)
 	unsigned int i, r;
 
 	for (i = 0; i < a->n_workers; i++) {
+		const struct lf_hist *h = a->lat_total[i];
+		const double ns = 1e9 / rte_get_tsc_hz();
+
 		telemetry_worker_snapshot(a->workers[i], &s);
 		printf("lanefwd: worker lcore %u: rx %" PRIu64 " tx %" PRIu64
 		       " busy_cycles %" PRIu64 " idle_cycles %" PRIu64 " cycles/packet %.1f\n",
 		       a->workers[i]->lcore, s.rx_pkts, s.tx_pkts, s.busy_cycles, s.idle_cycles,
 		       s.rx_pkts ? (double)s.busy_cycles / s.rx_pkts : 0.0);
+		if (h != NULL && h->total != 0)
+			printf("lanefwd: worker lcore %u: residence ns: count %" PRIu64
+			       " p50 %.0f p99 %.0f p99.99 %.0f max %.0f\n",
+			       a->workers[i]->lcore, h->total, lf_hist_quantile(h, 0.5) * ns,
+			       lf_hist_quantile(h, 0.99) * ns, lf_hist_quantile(h, 0.9999) * ns,
+			       h->max * ns);
 	}
 	telemetry_totals(a, &t);
 	printf("lanefwd: total: rx %" PRIu64 " tx %" PRIu64 " drops %" PRIu64, t.rx_pkts, t.tx_pkts,
@@ -254,6 +264,10 @@ main(int argc, char **argv)
 		LF_LOG(ERR, main, "%s", err);
 		goto out_workers;
 	}
+	if (latency_init(&app) != 0) {
+		LF_LOG(ERR, main, "cannot allocate the latency histograms");
+		goto out_workers;
+	}
 	telemetry_init(&app);
 
 	memset(&sa, 0, sizeof(sa));
@@ -277,6 +291,8 @@ main(int argc, char **argv)
 
 	while (!app.quit) {
 		usleep(100 * 1000);
+		if (rte_rdtsc() - app.lat_last_tsc >= rte_get_tsc_hz())
+			latency_collect(&app);
 		if (rte_rdtsc() - last_link > rte_get_tsc_hz() || last_link == 0) {
 			port_log_links(&app);
 			last_link = rte_rdtsc();
@@ -284,12 +300,14 @@ main(int argc, char **argv)
 	}
 	LF_LOG(INFO, main, "stopping workers");
 	rte_eal_mp_wait_lcore();
+	latency_drain(&app);
 	print_final(&app);
 	exit_code = ret == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	telemetry_free();
 
 out_workers:
 	port_close_all(&app);
+	latency_free(&app);
 	for (i = 0; i < app.n_workers; i++)
 		rte_free(app.workers[i]);
 	app.n_workers = 0;

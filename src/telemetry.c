@@ -15,6 +15,7 @@
 #include <rte_ether.h>
 #include <rte_telemetry.h>
 
+#include "latency.h"
 #include "lf_log.h"
 #include "telemetry.h"
 
@@ -227,6 +228,161 @@ tel_workers(const char *cmd __rte_unused, const char *params, struct rte_tel_dat
 	return 0;
 }
 
+/* Quantiles reported by /lanefwd/latency, and their key suffixes. */
+static const struct {
+	double q;
+	const char *name;
+} lat_quantiles[] = {
+	{ 0.5, "p50" }, { 0.9, "p90" }, { 0.99, "p99" }, { 0.999, "p99_9" }, { 0.9999, "p99_99" },
+};
+
+static uint64_t
+to_ns(uint64_t cycles)
+{
+	return (uint64_t)((double)cycles * 1e9 / rte_get_tsc_hz());
+}
+
+static void
+lat_summary(struct rte_tel_data *d, const char *prefix, const struct lf_hist *h)
+{
+	char key[64];
+	unsigned int i;
+
+	snprintf(key, sizeof(key), "%scount", prefix);
+	rte_tel_data_add_dict_u64(d, key, h->total);
+	snprintf(key, sizeof(key), "%smin_ns", prefix);
+	rte_tel_data_add_dict_u64(d, key, h->total ? to_ns(h->min) : 0);
+	for (i = 0; i < RTE_DIM(lat_quantiles); i++) {
+		snprintf(key, sizeof(key), "%s%s_ns", prefix, lat_quantiles[i].name);
+		rte_tel_data_add_dict_u64(d, key, to_ns(lf_hist_quantile(h, lat_quantiles[i].q)));
+	}
+	snprintf(key, sizeof(key), "%smax_ns", prefix);
+	rte_tel_data_add_dict_u64(d, key, to_ns(h->max));
+	snprintf(key, sizeof(key), "%soverflow", prefix);
+	rte_tel_data_add_dict_u64(d, key, h->overflow);
+}
+
+/* Worker index of a telemetry parameter (an lcore id), or -1. */
+static int
+worker_param(const struct lf_app *app, const char *params)
+{
+	unsigned long lcore;
+	unsigned int i;
+	char *end;
+
+	if (params == NULL || !isdigit((unsigned char)params[0]))
+		return -1;
+	errno = 0;
+	lcore = strtoul(params, &end, 10);
+	if (errno != 0 || *end != '\0')
+		return -1;
+	for (i = 0; i < app->n_workers; i++)
+		if (app->workers[i]->lcore == lcore)
+			return i;
+	return -1;
+}
+
+static int
+tel_latency(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	struct lf_app *app = tel_app;
+	unsigned int i;
+	int wi;
+
+	if (app == NULL)
+		return -ENODEV;
+	rte_tel_data_start_dict(d);
+	if (!app->cfg.pipeline.latency) {
+		rte_tel_data_add_dict_string(d, "error",
+					     "latency recording is off ([pipeline] latency = no)");
+		return 0;
+	}
+	pthread_mutex_lock(&app->lat_lock);
+	if (params != NULL && params[0] != '\0') {
+		/* One worker: every non-empty bucket of its since-start histogram. */
+		struct rte_tel_data *up, *cnt;
+		const struct lf_hist *h;
+
+		wi = worker_param(app, params);
+		if (wi < 0 || app->lat_total[wi] == NULL) {
+			pthread_mutex_unlock(&app->lat_lock);
+			rte_tel_data_add_dict_string(d, "error",
+						     "unknown worker: the parameter is a worker lcore id, see /lanefwd/workers");
+			return 0;
+		}
+		h = app->lat_total[wi];
+		up = rte_tel_data_alloc();
+		cnt = rte_tel_data_alloc();
+		if (up == NULL || cnt == NULL) {
+			pthread_mutex_unlock(&app->lat_lock);
+			rte_tel_data_free(up);
+			rte_tel_data_free(cnt);
+			return -ENOMEM;
+		}
+		rte_tel_data_start_array(up, RTE_TEL_U64_VAL);
+		rte_tel_data_start_array(cnt, RTE_TEL_U64_VAL);
+		{
+			unsigned int nonempty = 0, per, b, in_group = 0;
+			uint64_t acc = 0;
+
+			for (b = 0; b < LF_HIST_BUCKETS; b++)
+				nonempty += h->count[b] != 0;
+			/* Merge neighbours if the buckets outnumber an array's room. */
+			per = (nonempty + RTE_TEL_MAX_ARRAY_ENTRIES - 2) /
+				(RTE_TEL_MAX_ARRAY_ENTRIES - 1);
+			per = per ? per : 1;
+			for (b = 0; b < LF_HIST_BUCKETS; b++) {
+				if (h->count[b] == 0)
+					continue;
+				acc += h->count[b];
+				if (++in_group == per) {
+					rte_tel_data_add_array_u64(up, to_ns(lf_hist_upper(b)));
+					rte_tel_data_add_array_u64(cnt, acc);
+					acc = 0;
+					in_group = 0;
+				}
+			}
+			if (in_group != 0) {
+				rte_tel_data_add_array_u64(up, to_ns(h->max));
+				rte_tel_data_add_array_u64(cnt, acc);
+			}
+		}
+		rte_tel_data_add_dict_u64(d, "lcore", app->workers[wi]->lcore);
+		lat_summary(d, "", h);
+		rte_tel_data_add_dict_container(d, "bucket_upper_ns", up, 0);
+		rte_tel_data_add_dict_container(d, "bucket_count", cnt, 0);
+		pthread_mutex_unlock(&app->lat_lock);
+		return 0;
+	}
+	rte_tel_data_add_dict_u64(d, "interval_ms", app->lat_interval_ms);
+	for (i = 0; i < app->n_workers; i++) {
+		struct rte_tel_data *wd = rte_tel_data_alloc();
+		char key[32];
+
+		if (wd == NULL)
+			break;
+		rte_tel_data_start_dict(wd);
+		lat_summary(wd, "", app->lat_total[i]);
+		lat_summary(wd, "interval_", app->lat_interval[i]);
+		snprintf(key, sizeof(key), "%u", app->workers[i]->lcore);
+		rte_tel_data_add_dict_container(d, key, wd, 0);
+	}
+	pthread_mutex_unlock(&app->lat_lock);
+	return 0;
+}
+
+static int
+tel_latency_reset(const char *cmd __rte_unused, const char *params __rte_unused,
+		  struct rte_tel_data *d)
+{
+	if (tel_app == NULL)
+		return -ENODEV;
+	latency_reset(tel_app);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "status", "latency histograms cleared");
+	return 0;
+}
+
 int
 telemetry_init(struct lf_app *app)
 {
@@ -241,6 +397,12 @@ telemetry_init(struct lf_app *app)
 	if (ret == 0)
 		ret = rte_telemetry_register_cmd("/lanefwd/workers", tel_workers,
 						 "Per-worker counters, cycles/packet and packets-per-poll histogram. Parameter: optional worker lcore id");
+	if (ret == 0)
+		ret = rte_telemetry_register_cmd("/lanefwd/latency", tel_latency,
+						 "Residence ns per worker (since start, last interval). Param: lcore, for buckets");
+	if (ret == 0)
+		ret = rte_telemetry_register_cmd("/lanefwd/latency_reset", tel_latency_reset,
+						 "Clear the latency histograms. No parameters");
 	if (ret != 0)
 		LF_LOG(ERR, tel, "cannot register telemetry commands: %s", strerror(-ret));
 	return ret;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* TX stage: per-port buffering into the worker's own TX queue, no locks. */
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
@@ -16,6 +17,37 @@ tx_free(void)
 {
 }
 
+/*
+ * Residence of the packets just sent: one TSC read per flush and one
+ * histogram update per run of packets that came in the same RX burst.
+ */
+static void
+tx_record_latency(struct worker *w, struct lf_txbuf *b, uint16_t sent)
+{
+	struct lf_hist *h = w->lat[w->lat_cur];
+	const uint64_t now = rte_rdtsc();
+	uint16_t r;
+
+	for (r = 0; r < b->n_runs && sent != 0; r++) {
+		uint16_t k = RTE_MIN(b->runs[r].n, sent);
+
+		lf_hist_record_n(h, now - b->runs[r].rx_tsc, k);
+		sent -= k;
+	}
+}
+
+/* Account k more packets received at rx_tsc in the buffer. */
+static inline void
+tx_run_add(struct lf_txbuf *b, uint64_t rx_tsc, uint16_t k)
+{
+	if (b->n_runs != 0 && b->runs[b->n_runs - 1].rx_tsc == rx_tsc) {
+		b->runs[b->n_runs - 1].n += k;
+	} else {
+		b->runs[b->n_runs].rx_tsc = rx_tsc;
+		b->runs[b->n_runs++].n = k;
+	}
+}
+
 void
 tx_flush(struct worker *w, struct lf_txbuf *b)
 {
@@ -25,6 +57,10 @@ tx_flush(struct worker *w, struct lf_txbuf *b)
 		return;
 	sent = rte_eth_tx_burst(b->port_id, b->queue_id, b->pkts, b->n);
 	LF_STAT_ADD(w->stats.tx_pkts, sent);
+	if (w->latency) {
+		tx_record_latency(w, b, sent);
+		b->n_runs = 0;
+	}
 	if (unlikely(sent < b->n)) {
 		LF_STAT_ADD(w->stats.drops[LF_DROP_TX_FULL], b->n - sent);
 		rte_pktmbuf_free_bulk(&b->pkts[sent], b->n - sent);
@@ -36,6 +72,8 @@ uint16_t
 tx_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
 	const uint16_t burst = w->burst;
+	const bool latency = w->latency;
+	const uint64_t ts = w->rx_tsc;
 	uint16_t i = 0;
 
 	/*
@@ -46,17 +84,22 @@ tx_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	while (i < n) {
 		const uint16_t out = w->meta[i].out;
 		struct lf_txbuf *b = &w->tx[out];
-		uint16_t cnt = b->n;
+		uint16_t cnt = b->n, first = cnt;
 
 		do {
 			b->pkts[cnt++] = pkts[i++];
 			if (unlikely(cnt >= burst)) {
 				b->n = cnt;
+				if (latency)
+					tx_run_add(b, ts, cnt - first);
 				tx_flush(w, b);
 				cnt = 0;
+				first = 0;
 			}
 		} while (i < n && w->meta[i].out == out);
 		b->n = cnt;
+		if (latency && cnt != first)
+			tx_run_add(b, ts, cnt - first);
 	}
 	return n;
 }

@@ -71,10 +71,16 @@ worker_main(void *arg)
 			if (n == 0)
 				continue;
 			got += n;
+			w->rx_tsc = rte_rdtsc();
 			worker_process_burst(w, pkts, n);
 		}
 		now = rte_rdtsc();
 		LF_STAT_ADD(s->polls, w->n_rxq);
+		/* Between bursts: hand the latency buffer over if asked. */
+		if (unlikely(__atomic_load_n(&w->lat_req, __ATOMIC_ACQUIRE) != w->lat_ack)) {
+			w->lat_cur ^= 1;
+			__atomic_store_n(&w->lat_ack, w->lat_req, __ATOMIC_RELEASE);
+		}
 		if (got != 0) {
 			LF_STAT_ADD(s->rx_pkts, got);
 			LF_STAT_ADD(s->busy_polls, 1);
