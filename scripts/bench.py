@@ -21,7 +21,7 @@ is 100% busy). For lanefwd, its own cycles/packet = delta busy_cycles /
 delta rx_packets of /lanefwd/workers over the same window.
 
 Programs are run interleaved (lanefwd, l3fwd, testpmd, lanefwd prefetch 0,
-lanefwd prefetch 8, then again) and the median of the repetitions is
+lanefwd prefetch 8, lanefwd with latency recording off, then again) and the median of the repetitions is
 reported. The machine is shared: before each run the script waits for CPU 1
 to be quiet, and after it checks from /proc/<pid>/task/*/schedstat which
 share of the window the forwarding thread was really on a CPU. A run below
@@ -211,9 +211,10 @@ def set_affinity_all():
 
 
 class Variant:
-    def __init__(self, key, label, kind, main, prefetch=None):
+    def __init__(self, key, label, kind, main, prefetch=None, latency=True):
         self.key, self.label, self.kind, self.main = key, label, kind, main
         self.prefetch = prefetch
+        self.latency = latency
         self.cmd = None        # argv with PREFIX placeholders
         self.conf = None       # lanefwd config text (for the report)
         self.runs = []
@@ -290,6 +291,8 @@ huge = yes
 [pipeline]
 burst = 32
 prefetch_distance = {pf}
+# RX->TX residence histograms (/lanefwd/latency)
+latency = {lat}
 
 [routes]
 ipv4 = {r4}
@@ -320,7 +323,7 @@ mac = 02:00:00:00:00:00
 [nexthop 1]
 port = p1
 mac = 02:00:00:00:00:01
-""".format(pf=v.prefetch, r4=routes4, r6=routes6, pcap=self.pcap, cpu=FWD_CPU)
+""".format(pf=v.prefetch, lat="yes" if v.latency else "no", r4=routes4, r6=routes6, pcap=self.pcap, cpu=FWD_CPU)
         return conf
 
     def setup(self):
@@ -343,7 +346,9 @@ mac = 02:00:00:00:00:01
               Variant("testpmd", "dpdk-testpmd io (ceiling)", "testpmd", True)]
         if not self.a.main_only:
             vs += [Variant("lanefwd-pf0", "lanefwd (burst 32, prefetch 0)", "lanefwd", False, 0),
-                   Variant("lanefwd-pf8", "lanefwd (burst 32, prefetch 8)", "lanefwd", False, 8)]
+                   Variant("lanefwd-pf8", "lanefwd (burst 32, prefetch 8)", "lanefwd", False, 8),
+                   Variant("lanefwd-nolat", "lanefwd (burst 32, prefetch 4, latency off)",
+                           "lanefwd", False, 4, latency=False)]
         for v in vs:
             if v.kind == "lanefwd":
                 v.conf = self.lanefwd_conf(v)
@@ -870,7 +875,7 @@ mac = 02:00:00:00:00:01
                  "compiled alike. Nothing else is changed and the copy is never "
                  "committed.\n")
         L.append("lanefwd configuration (prefetch 4; the prefetch 0 and 8 runs differ only "
-                 "in `prefetch_distance`):\n")
+                 "in `prefetch_distance`, the latency-off run only in `latency = no`):\n")
         L.append("```ini")
         L.append(self.variant("lanefwd").conf.replace(self.tmp, "$T").rstrip())
         L.append("```\n")
