@@ -15,10 +15,6 @@
 
 #include "worker.h"
 
-/** Nothing to set up; present so that every stage has the same shape. */
-int parse_init(void);
-void parse_free(void);
-
 /**
  * Parse one packet into meta.
  * @return -1 if it goes on, or the enum lf_drop reason to drop it.

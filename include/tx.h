@@ -12,9 +12,6 @@
 
 #include "worker.h"
 
-int tx_init(void);
-void tx_free(void);
-
 /** Send the buffer of one port now. */
 void tx_flush(struct worker *w, struct lf_txbuf *b);
 

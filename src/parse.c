@@ -18,17 +18,6 @@
 
 #define NO_DROP (-1)
 
-int
-parse_init(void)
-{
-	return 0;
-}
-
-void
-parse_free(void)
-{
-}
-
 /* Minimal L4 header length, or 0 when the protocol is not inspected. */
 static inline unsigned int
 l4_min_len(uint8_t proto)

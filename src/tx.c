@@ -6,17 +6,6 @@
 
 #include "tx.h"
 
-int
-tx_init(void)
-{
-	return 0;
-}
-
-void
-tx_free(void)
-{
-}
-
 /*
  * Residence of the packets just sent: one TSC read per flush and one
  * histogram update per run of packets that came in the same RX burst.
