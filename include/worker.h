@@ -185,8 +185,14 @@ lf_drops_flush(struct worker *w)
 	}
 }
 
-/** Run the pipeline over one received burst. */
+/**
+ * Run one received burst: the fused fast path when every packet is plain
+ * IPv4 (fastpath.h), the staged pipeline otherwise.
+ */
 void worker_process_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
+
+/** The staged pipeline alone: parse -> fib -> rewrite -> tx (the reference). */
+void worker_process_staged(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
 
 /** Send every buffered packet now. */
 void worker_flush_tx(struct worker *w);

@@ -15,32 +15,15 @@
 #include <rte_prefetch.h>
 
 #include "parse.h"
+#include "parse_fast.h"
 
 #define NO_DROP (-1)
 
-/* Minimal L4 header length, or 0 when the protocol is not inspected. */
-static inline unsigned int
-l4_min_len(uint8_t proto)
-{
-	switch (proto) {
-	case IPPROTO_UDP:
-		return 8;
-	case IPPROTO_TCP:
-		return 20;
-	case IPPROTO_ICMP:
-	case IPPROTO_ICMPV6:
-		return 4;
-	default:
-		return 0;
-	}
-}
-
 /*
- * One's complement sum of an IPv4 header. The common 20-byte header is
- * summed as five 32-bit words in a 64-bit accumulator (the one's complement
- * sum does not depend on word size or byte order), which measured about 10
- * cycles/packet cheaper than the generic rte_raw_cksum loop; options fall
- * back to rte_raw_cksum.
+ * One's complement sum of an IPv4 header (general parser). The common
+ * 20-byte header is summed as five 32-bit words in a 64-bit accumulator (the
+ * one's complement sum does not depend on word size or byte order); options
+ * fall back to rte_raw_cksum.
  */
 static inline uint16_t
 ipv4_hdr_sum(const void *hdr, unsigned int ihl)
@@ -105,7 +88,7 @@ parse_ipv4(struct rte_mbuf *m, const uint8_t *data, unsigned int len, struct lf_
 	meta->l4_off = 0;
 	/* Only the first fragment carries the L4 header. */
 	if ((ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK)) == 0) {
-		unsigned int need = l4_min_len(ip->next_proto_id);
+		unsigned int need = lf_l4_min_len[ip->next_proto_id];
 
 		if (need != 0) {
 			if (unlikely(tot < ihl + need || len < meta->l3_off + ihl + need))
@@ -170,8 +153,8 @@ parse_ipv6(struct rte_mbuf *m, const uint8_t *data, unsigned int len, struct lf_
 	}
 upper:
 	meta->l4_proto = nxt;
-	if (l4_min_len(nxt) != 0) {
-		if (unlikely(off + l4_min_len(nxt) > end || off + l4_min_len(nxt) > len))
+	if (lf_l4_min_len[nxt] != 0) {
+		if (unlikely(off + lf_l4_min_len[nxt] > end || off + lf_l4_min_len[nxt] > len))
 			return LF_DROP_L4_MALFORMED;
 		meta->l4_off = off;
 	}
@@ -208,71 +191,22 @@ parse_one(struct rte_mbuf *m, struct lf_meta *meta, int *sw_cksum)
 	return LF_DROP_NON_IP;
 }
 
-/* Minimal L4 header length by IP protocol, for the fast path. */
-static const uint8_t l4_min_table[256] = {
-	[IPPROTO_UDP] = 8,
-	[IPPROTO_TCP] = 20,
-	[IPPROTO_ICMP] = 4,
-	[IPPROTO_ICMPV6] = 4,
-};
-
-/*
- * Fast path for the common packet: untagged IPv4 without options, not a
- * non-first fragment, headers in the first segment, checksum good or
- * unchecked by the NIC. The 22 header bytes from the EtherType on are read
- * as three 64-bit words and every condition is combined before a single
- * branch (the byte-wise version kept the compiler spilling registers). It
- * only ever accepts a packet, with the same meta that parse_one() gives it;
- * anything else, every drop included, goes through parse_one().
- * Returns 0: not taken, 1: accepted, 2: accepted after a software checksum.
- */
+/* The fast path of parse_burst: meta from lf_parse_ipv4_plain(). */
 static inline unsigned int
-parse_ipv4_fast(const struct rte_mbuf *m, struct lf_meta *meta)
+parse_ipv4_fast(const struct rte_mbuf *m, struct lf_meta *meta, uint32_t *dst)
 {
-#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
-	const uint64_t ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
-	uint64_t a, b, c, sum, packed;
-	unsigned int tot, need, proto;
-	bool ok;
+	unsigned int proto, need;
+	unsigned int r = lf_parse_ipv4_plain(m, &proto, &need, dst);
+	uint64_t packed;
 
-	if (unlikely(m->data_len < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr)))
-		return 0;
-	memcpy(&a, d + 12, sizeof(a)); /* EtherType, ver/IHL, TOS, length, id */
-	memcpy(&b, d + 20, sizeof(b)); /* fragment, TTL, proto, checksum, src */
-	memcpy(&c, d + 26, sizeof(c)); /* src, dst */
-	tot = rte_be_to_cpu_16((uint16_t)(a >> 32));
-	proto = (b >> 24) & 0xff;
-	need = l4_min_table[proto];
-	ok = ((a & 0xffffff) == 0x450008) & /* IPv4, IHL 5 */
-		((b & 0xff1f) == 0) & /* fragment offset 0 */
-		(((b >> 16) & 0xff) > 1) & /* TTL */
-		(tot >= sizeof(struct rte_ipv4_hdr) + need) & /* L4 header inside */
-		(RTE_ETHER_HDR_LEN + tot <= m->pkt_len) &
-		(m->data_len >= RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) + need) &
-		((ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD) | (ck == RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN));
-	if (unlikely(!ok))
+	if (r == 0)
 		return 0;
 	packed = RTE_ETHER_HDR_LEN |
 		(uint64_t)(need ? RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) : 0) << 16 |
 		(uint64_t)4 << 32 | (uint64_t)proto << 40;
 	/* l3_off, l4_off, af, l4_proto, out: one store. */
 	memcpy(&meta->l3_off, &packed, sizeof(packed));
-	if (ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD)
-		return 1;
-	/*
-	 * The header's 16-bit words are bytes 14..33: a >> 16, b and c >> 16.
-	 * Its one's complement sum is 0xffff exactly when their plain sum is a
-	 * non-zero multiple of 0xffff (2^16 = 1 mod 0xffff; version 4 makes it
-	 * non-zero): one modulo by a constant instead of four folds.
-	 */
-	sum = (a >> 16) + (b & 0xffffffff) + (b >> 32) + (c >> 16);
-	return sum % 0xffff == 0 ? 2 : 0;
-#else
-	RTE_SET_USED(m);
-	RTE_SET_USED(meta);
-	return 0;
-#endif
+	return r;
 }
 
 int
@@ -307,11 +241,12 @@ parse_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		unsigned int fast;
+		uint32_t dst;
 		int reason;
 
 		if (dist != 0 && i + dist < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + dist], void *));
-		fast = parse_ipv4_fast(m, &w->meta[k]);
+		fast = parse_ipv4_fast(m, &w->meta[k], &dst);
 		if (likely(fast != 0)) {
 			sw += fast - 1;
 			pkts[k++] = m;

@@ -9,6 +9,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "fastpath.h"
 #include "fib.h"
 #include "lf_log.h"
 #include "parse.h"
@@ -23,7 +24,7 @@ const char *const lf_drop_names[LF_DROP_COUNT] = {
 };
 
 void
-worker_process_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
+worker_process_staged(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
 	n = parse_burst(w, pkts, n);
 	if (likely(n != 0))
@@ -33,6 +34,16 @@ worker_process_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	if (likely(n != 0))
 		tx_burst(w, pkts, n);
 	lf_drops_flush(w);
+}
+
+void
+worker_process_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	if (likely(fastpath_burst(w, pkts, n))) {
+		lf_drops_flush(w);
+		return;
+	}
+	worker_process_staged(w, pkts, n);
 }
 
 void

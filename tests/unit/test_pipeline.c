@@ -41,6 +41,7 @@
 #include "lf_log.h"
 #include "rewrite.h"
 #include "route.h"
+#include "fastpath.h"
 #include "worker.h"
 
 #define POOL_SIZE 2047
@@ -95,6 +96,9 @@ static const char *const routes6[] = {
 
 /* xorshift64*: reproducible, reseeded per scenario. */
 static uint64_t rng_state;
+/* Make untagged IPv4 without options only, and which entry point to run. */
+static int plain_only;
+static int staged_only;
 
 static uint64_t
 rnd(void)
@@ -375,6 +379,12 @@ make_packet(struct run *r, enum kind k)
 	const uint32_t seq = r->n;
 	struct expect *e = &r->exp[r->n++];
 	unsigned int tags = rnd() % 3, nh_idx = rnd() % 4, ihl = 5 + rnd() % 4, i;
+
+	/* Plain bursts: untagged, no IP options, as the fused fast path takes. */
+	if (plain_only) {
+		tags = 0;
+		ihl = 5;
+	}
 	uint64_t ol = 0;
 	struct rte_mbuf *m;
 	uint8_t dst6[16];
@@ -540,6 +550,16 @@ make_packet(struct run *r, enum kind k)
 	return m;
 }
 
+/* Mostly good IPv4, with IPv4 drops mixed in (for the fast path). */
+static enum kind
+plain_kind(void)
+{
+	static const enum kind bad[] = { K_NOROUTE, K_NONH, K_CKSUM, K_TTL };
+	unsigned int v = rnd() % 16;
+
+	return v < 12 ? K_GOOD4 : bad[v % RTE_DIM(bad)];
+}
+
 /* A random kind, good about half of the time. */
 static enum kind
 mixed_kind(void)
@@ -693,13 +713,13 @@ run_scenario(struct run *r, uint16_t burst, uint16_t prefetch, int split, uint64
 		uint16_t n = s < RTE_DIM(burst_sizes) ? burst_sizes[s] : 32, off;
 
 		for (i = 0; i < n; i++) {
-			enum kind k = mixed_kind();
+			enum kind k = plain_only ? plain_kind() : mixed_kind();
 
 			/* The last two bursts: all bad, then all good. */
 			if (s == RTE_DIM(burst_sizes))
 				k = K_L2 + i % (K_KINDS - K_L2);
 			else if (s == RTE_DIM(burst_sizes) + 1)
-				k = i % 2 ? K_GOOD4 : K_GOOD6;
+				k = i % 2 || plain_only ? K_GOOD4 : K_GOOD6;
 			pkts[i] = make_packet(r, k);
 		}
 		for (off = 0; off < n || (n == 0 && off == 0);) {
@@ -707,7 +727,10 @@ run_scenario(struct run *r, uint16_t burst, uint16_t prefetch, int split, uint64
 
 			if (split && chunk > burst)
 				chunk = burst;
-			worker_process_burst(w, pkts + off, chunk);
+			if (staged_only)
+				worker_process_staged(w, pkts + off, chunk);
+			else
+				worker_process_burst(w, pkts + off, chunk);
 			assert_int_equal(w->n_dropped, 0);
 			off += chunk;
 			if (n == 0)
@@ -1088,15 +1111,99 @@ check_pool(void **state)
 	return rte_mempool_avail_count(pool) == POOL_SIZE ? 0 : -1;
 }
 
+/*
+ * The fused fast path (fastpath.h) against the staged pipeline on the same
+ * plain-IPv4 bursts (with no-route, no-next-hop, bad-checksum and TTL drops
+ * mixed in): both meet the independent expectations, and their outputs and
+ * counters are identical.
+ */
+static void
+test_fastpath_matches_staged(void **state)
+{
+	struct run *fused = calloc(1, sizeof(*fused)), *staged = calloc(1, sizeof(*staged));
+	struct rte_mbuf *pkts[8];
+	struct worker *w;
+	unsigned int i, p;
+
+	(void)state;
+	assert_non_null(fused);
+	assert_non_null(staged);
+	plain_only = 1;
+	for (p = 0; p < 3; p++) {
+		uint64_t seed = 0x5eed0100 + p;
+
+		staged_only = 0;
+		run_scenario(fused, 32, p * 4, 1, seed);
+		staged_only = 1;
+		run_scenario(staged, 32, p * 4, 1, seed);
+		assert_int_equal(fused->n, staged->n);
+		assert_memory_equal(fused->hash, staged->hash, sizeof(fused->hash));
+		assert_memory_equal(fused->per_port, staged->per_port, sizeof(fused->per_port));
+		assert_memory_equal(fused->drops, staged->drops, sizeof(fused->drops));
+		assert_int_equal(fused->sw, staged->sw);
+	}
+	staged_only = 0;
+
+	/*
+	 * A plain burst is taken by the fast path, its unrouted packets
+	 * dropped there; an IPv6 burst is not taken.
+	 */
+	w = worker_new(32, 4);
+	memset(fused, 0, sizeof(*fused));
+	for (i = 0; i < RTE_DIM(pkts); i++) {
+		if (i < RTE_DIM(pkts) - 2) {
+			pkts[i] = make_packet(fused, K_GOOD4);
+			continue;
+		}
+		/* K_NOROUTE makes IPv4 or IPv6: keep an IPv4 one. */
+		for (;;) {
+			pkts[i] = make_packet(fused, K_NOROUTE);
+			if (*rte_pktmbuf_mtod_offset(pkts[i], uint8_t *, 12) == 0x08)
+				break;
+			rte_pktmbuf_free(pkts[i]);
+		}
+	}
+	assert_true(fastpath_burst(w, pkts, RTE_DIM(pkts)));
+	assert_int_equal(w->stats.drops[LF_DROP_NO_ROUTE], 2);
+	assert_int_equal(w->n_dropped, 2);
+	lf_drops_flush(w);
+	worker_flush_tx(w);
+	assert_int_equal(w->stats.tx_pkts, RTE_DIM(pkts) - 2);
+	plain_only = 0;
+	for (i = 0; i < RTE_DIM(pkts); i++) {
+		pkts[i] = make_packet(fused, K_GOOD6);
+	}
+	assert_false(fastpath_burst(w, pkts, RTE_DIM(pkts)));
+	assert_int_equal(w->n_dropped, 0);
+	rte_pktmbuf_free_bulk(pkts, RTE_DIM(pkts));
+	/* Drain what the first burst sent. */
+	for (i = 0; i < N_PORTS; i++) {
+		struct rte_mbuf *out[64];
+		unsigned int got;
+
+		while ((got = rte_ring_dequeue_burst(rings[i], (void **)out, 64, NULL)) != 0)
+			rte_pktmbuf_free_bulk(out, got);
+	}
+	rte_free(w);
+	free(fused);
+	free(staged);
+}
+
 #define T(f) cmocka_unit_test_teardown(f, check_pool)
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_nexthop_table),     T(test_each_drop_reason), T(test_empty_burst),
-		T(test_bursts_split),      T(test_bursts_whole),     T(test_burst_one),
-		T(test_prefetch_distance), T(test_tx_full),
+		T(test_nexthop_table),
+		T(test_each_drop_reason),
+		T(test_empty_burst),
+		T(test_bursts_split),
+		T(test_bursts_whole),
+		T(test_burst_one),
+		T(test_prefetch_distance),
+		T(test_tx_full),
+		T(test_fastpath_matches_staged),
 	};
 
 	return cmocka_run_group_tests_name("pipeline", tests, group_setup, group_teardown);

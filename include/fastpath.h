@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Whole-burst fast path for the common case, in the manner of l3fwd's x4
+ * paths: when every packet of a burst is plain IPv4 (lf_parse_ipv4_plain),
+ * one pass checks the packets and collects their destinations, one bulk FIB
+ * lookup runs, and one pass rewrites them and hands them to the TX stage.
+ * The staged pipeline (parse -> fib -> rewrite -> tx) stays the reference:
+ * for such a burst the fast path gives exactly its output and counters
+ * (tests/unit/test_pipeline.c runs both on the same bursts).
+ */
+#ifndef LF_FASTPATH_H
+#define LF_FASTPATH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "worker.h"
+
+/**
+ * Forward the burst if every packet is plain IPv4.
+ * @return false, having changed nothing, if one is not: the caller then runs
+ *         the staged pipeline.
+ */
+bool fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
+
+#endif /* LF_FASTPATH_H */
