@@ -15,7 +15,8 @@
  * Blank lines and '#' comments are allowed. Priority is the line order: the
  * first rule that matches a packet wins.
  *
- * Not wired into the forwarding pipeline yet.
+ * The [acl] section of the configuration runs it as a pipeline stage
+ * (acl_stage.h).
  */
 #ifndef LF_ACL_H
 #define LF_ACL_H

@@ -95,11 +95,18 @@ struct lf_routes_conf {
 	uint32_t ipv6_tbl8;
 };
 
+/** [acl]: an IPv4 5-tuple ACL (acl.h) run after parse. */
+struct lf_acl_conf {
+	char ipv4[LF_PATH_LEN]; /**< Resolved ClassBench rule file, or "" (no ACL). */
+	bool deny; /**< default = deny: action of packets no rule matches. */
+};
+
 struct lf_config {
 	char path[LF_PATH_LEN];
 	struct lf_eal_conf eal;
 	struct lf_pipeline_conf pipeline;
 	struct lf_routes_conf routes;
+	struct lf_acl_conf acl;
 	unsigned int n_ports;
 	struct lf_port_conf ports[LF_MAX_PORTS];
 	unsigned int n_workers;

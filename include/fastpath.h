@@ -8,6 +8,10 @@
  * The staged pipeline (parse -> fib -> rewrite -> tx) stays the reference:
  * for such a burst the fast path gives exactly its output and counters
  * (tests/unit/test_pipeline.c runs both on the same bursts).
+ *
+ * It has no ACL stage, so a worker with an ACL (w->acl != NULL) never takes
+ * it: fastpath_burst() returns false at once and every burst goes through
+ * the staged pipeline, parse -> acl -> fib -> rewrite -> tx.
  */
 #ifndef LF_FASTPATH_H
 #define LF_FASTPATH_H
@@ -20,9 +24,9 @@
 #include "worker.h"
 
 /**
- * Forward the burst if every packet is plain IPv4.
- * @return false, having changed nothing, if one is not: the caller then runs
- *         the staged pipeline.
+ * Forward the burst if every packet is plain IPv4 and the worker has no ACL.
+ * @return false, having changed nothing, if one is not or w->acl is set: the
+ *         caller then runs the staged pipeline.
  */
 bool fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
 

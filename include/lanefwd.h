@@ -46,6 +46,7 @@ struct lf_app {
 	struct lf_fib fib;
 	struct lf_nh *nh_table;
 	uint32_t nh_count;
+	struct acl_ctx *acl; /**< The [acl] classifier, NULL without one. */
 	unsigned int n_workers;
 	struct worker *workers[LF_MAX_WORKERS];
 	/* Latency: control-side histograms per worker, merged from the

@@ -15,6 +15,7 @@
 #include <rte_common.h>
 #include <rte_mbuf.h>
 
+#include "acl.h"
 #include "config.h"
 #include "hist.h"
 
@@ -28,6 +29,7 @@
 	X(NO_ROUTE, "no_route")         \
 	X(NO_NEXTHOP, "no_nexthop")     \
 	X(NON_IP, "non_ip")             \
+	X(ACL_DENY, "acl_deny")         \
 	X(TX_FULL, "tx_full")
 
 enum lf_drop {
@@ -126,6 +128,7 @@ struct worker {
 	uint16_t prefetch;
 	uint64_t drain_tsc;
 	const struct lf_fib *fib;
+	const struct acl_ctx *acl; /* NULL: no ACL, the stage is skipped. */
 	const struct lf_nh *nh_table;
 	uint32_t nh_count;
 	unsigned int n_rxq;
@@ -155,6 +158,12 @@ struct worker {
 	uint64_t nh6[LF_BURST_MAX];
 	uint16_t idx4[LF_BURST_MAX];
 	uint16_t idx6[LF_BURST_MAX];
+	/* ACL stage: keys of the IPv4 packets, their burst indexes, results. */
+	struct acl_key acl_key[LF_BURST_MAX];
+	const uint8_t *acl_data[LF_BURST_MAX];
+	uint32_t acl_res[LF_BURST_MAX];
+	uint16_t acl_idx[LF_BURST_MAX];
+	uint8_t acl_deny[LF_BURST_MAX]; /* All 0 between bursts. */
 	uint16_t n_dropped;
 	uint32_t n_cksum_sw; /* Software checksum checks on the slow path. */
 	struct rte_mbuf *dropped[LF_BURST_MAX];
@@ -187,11 +196,14 @@ lf_drops_flush(struct worker *w)
 
 /**
  * Run one received burst: the fused fast path when every packet is plain
- * IPv4 (fastpath.h), the staged pipeline otherwise.
+ * IPv4 and the worker has no ACL (fastpath.h), the staged pipeline otherwise.
  */
 void worker_process_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
 
-/** The staged pipeline alone: parse -> fib -> rewrite -> tx (the reference). */
+/**
+ * The staged pipeline alone: parse -> acl -> fib -> rewrite -> tx (the
+ * reference); the acl stage runs only when w->acl is set.
+ */
 void worker_process_staged(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
 
 /** Send every buffered packet now. */

@@ -375,6 +375,11 @@ static const struct key_def routes_keys[] = {
 	K_UINT(lf_routes_conf, "ipv6_tbl8", ipv6_tbl8, 1, 1 << 24, "1 to 16777216"),
 };
 
+static const struct key_def acl_keys[] = {
+	K_PATH(lf_acl_conf, "ipv4", ipv4, "a ClassBench rule file (see README.md)"),
+	K_SPECIAL("default", "permit or deny"),
+};
+
 static const struct key_def port_keys[] = {
 	K_SPECIAL("pci", "a PCI address in the form 0000:3b:00.0"),
 	K_SPECIAL("vdev", "vdev devargs such as net_af_xdp0,iface=veth0"),
@@ -611,6 +616,33 @@ load_port(struct ctx *c, struct lf_config *cfg, const char *name, struct rte_cfg
 			return section_fail(c, "device '%s' is already used by [port %s]",
 					    p->devname, cfg->ports[i].name);
 	cfg->n_ports++;
+	return 0;
+}
+
+static int
+load_acl(struct ctx *c, struct lf_config *cfg, struct rte_cfgfile_entry *e, int n)
+{
+	int k, ret;
+
+	for (k = 0; k < n; k++) {
+		const char *key = e[k].name, *val = e[k].value;
+
+		ret = set_key(c, acl_keys, RTE_DIM(acl_keys), &cfg->acl, key, val);
+		if (ret <= 0) {
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		/* default = permit|deny */
+		if (strcmp(val, "permit") == 0)
+			cfg->acl.deny = false;
+		else if (strcmp(val, "deny") == 0)
+			cfg->acl.deny = true;
+		else
+			return key_fail(c, key, val, "expected permit or deny");
+	}
+	if (cfg->acl.ipv4[0] == '\0')
+		return section_fail(c, "missing key 'ipv4' (the ACL rule file)");
 	return 0;
 }
 
@@ -919,8 +951,11 @@ config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
 			n = rte_cfgfile_section_entries_by_index(file, s, name, entries, c.n_lines);
 			c.section = name;
 			c.section_line = key_lineno(&c, name, "");
-			if (strcmp(name, "eal") == 0 || strcmp(name, "pipeline") == 0 ||
-			    strcmp(name, "routes") == 0) {
+			if (strcmp(name, "acl") == 0) {
+				if (pass == 0 && (ret = load_acl(&c, cfg, entries, n)) < 0)
+					goto out;
+			} else if (strcmp(name, "eal") == 0 || strcmp(name, "pipeline") == 0 ||
+				   strcmp(name, "routes") == 0) {
 				const struct key_def *defs;
 				unsigned int nd;
 				void *obj;
@@ -956,7 +991,7 @@ config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
 					goto out;
 			} else {
 				ret = section_fail(&c,
-						   "unknown section; allowed: [eal], [pipeline], [routes], [port NAME], [worker LCORE], [nexthop ID]");
+						   "unknown section; allowed: [eal], [pipeline], [routes], [acl], [port NAME], [worker LCORE], [nexthop ID]");
 				goto out;
 			}
 		}
@@ -1030,6 +1065,9 @@ config_dump(const struct lf_config *cfg, FILE *f)
 	fprintf(f, "ipv4_max_routes = %u\nipv4_tbl8 = %u\nipv6_max_routes = %u\nipv6_tbl8 = %u\n",
 		cfg->routes.ipv4_max_routes, cfg->routes.ipv4_tbl8, cfg->routes.ipv6_max_routes,
 		cfg->routes.ipv6_tbl8);
+	if (cfg->acl.ipv4[0] != '\0')
+		fprintf(f, "\n[acl]\nipv4 = %s\ndefault = %s\n", cfg->acl.ipv4,
+			cfg->acl.deny ? "deny" : "permit");
 	for (i = 0; i < cfg->n_ports; i++) {
 		const struct lf_port_conf *p = &cfg->ports[i];
 

@@ -22,6 +22,9 @@ fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	uint64_t sw = 0;
 	uint16_t i, k;
 
+	/* The fused path has no ACL stage: never bypass one. */
+	if (w->acl != NULL)
+		return false;
 	for (i = 0; i < dist && i < n; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	/* Pass 1: check every packet (reads only) and collect the keys. */

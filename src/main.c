@@ -19,6 +19,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "acl.h"
 #include "config.h"
 #include "fib.h"
 #include "lanefwd.h"
@@ -46,7 +47,7 @@ usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s -c FILE [--check-config]\n"
 		"  -c, --config FILE   INI configuration (see README.md)\n"
-		"      --check-config  validate FILE and its route files, print the\n"
+		"      --check-config  validate FILE, its route and ACL files, print the\n"
 		"                      resolved configuration and exit\n"
 		"  -V, --version       print the version and exit\n",
 		prog);
@@ -108,6 +109,7 @@ workers_create(struct lf_app *a, char *err, size_t errlen)
 		w->prefetch = cfg->pipeline.prefetch_distance;
 		w->drain_tsc = (rte_get_tsc_hz() + 999999) / 1000000 * cfg->pipeline.tx_drain_us;
 		w->fib = &a->fib;
+		w->acl = a->acl;
 		w->nh_table = a->nh_table;
 		w->nh_count = a->nh_count;
 		w->quit = &a->quit;
@@ -170,6 +172,8 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lf_route_table r4, r6;
+	struct acl_rule_set acl_rules = { 0 };
+	long n_acl = 0;
 	struct rte_ether_addr macs[LF_MAX_PORTS];
 	char err[LF_ERR_LEN];
 	char *eal_argv[128];
@@ -214,11 +218,23 @@ main(int argc, char **argv)
 		config_free(&app.cfg);
 		return EXIT_CONFIG;
 	}
+	if (app.cfg.acl.ipv4[0] != '\0') {
+		n_acl = acl_load(app.cfg.acl.ipv4, &acl_rules, err, sizeof(err));
+		if (n_acl < 0) {
+			fprintf(stderr, "lanefwd: acl error: %s\n", err);
+			route_table_free(&r4);
+			route_table_free(&r6);
+			config_free(&app.cfg);
+			return EXIT_CONFIG;
+		}
+	}
 	if (check_only) {
 		config_dump(&app.cfg, stdout);
-		printf("\n# routes: %zu IPv4, %zu IPv6; configuration is valid\n", r4.n, r6.n);
+		printf("\n# routes: %zu IPv4, %zu IPv6; acl rules: %ld; configuration is valid\n",
+		       r4.n, r6.n, n_acl);
 		route_table_free(&r4);
 		route_table_free(&r6);
+		acl_rule_set_free(&acl_rules);
 		config_free(&app.cfg);
 		return 0;
 	}
@@ -251,6 +267,17 @@ main(int argc, char **argv)
 	if (ret != 0) {
 		LF_LOG(ERR, main, "%s", err);
 		goto out_ports;
+	}
+	if (app.cfg.acl.ipv4[0] != '\0') {
+		app.acl = acl_build(&acl_rules, app.cfg.acl.deny ? ACL_DENY : ACL_PERMIT,
+				    port_lcore_socket(app.cfg.workers[0].lcore), err, sizeof(err));
+		acl_rule_set_free(&acl_rules);
+		if (app.acl == NULL) {
+			LF_LOG(ERR, main, "%s: %s", app.cfg.acl.ipv4, err);
+			goto out_fib;
+		}
+		LF_LOG(INFO, main, "acl: %u rules from %s, default %s", acl_num_rules(app.acl),
+		       app.cfg.acl.ipv4, app.cfg.acl.deny ? "deny" : "permit");
 	}
 	for (i = 0; i < app.cfg.n_ports; i++)
 		macs[i] = app.ports[i].mac;
@@ -313,12 +340,15 @@ out_workers:
 	app.n_workers = 0;
 	rewrite_free(app.nh_table);
 out_fib:
+	acl_free(app.acl);
+	app.acl = NULL;
 	fib_free(&app.fib);
 out_ports:
 	port_close_all(&app);
 	port_pools_free(&app);
 	rte_eal_cleanup();
 out_routes:
+	acl_rule_set_free(&acl_rules);
 	route_table_free(&r4);
 	route_table_free(&r6);
 	config_free(&app.cfg);

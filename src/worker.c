@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The run-to-completion worker loop: poll each owned RX queue, run the burst
- * through parse -> FIB -> rewrite -> TX, account busy and idle TSC cycles and
+ * through parse -> ACL -> FIB -> rewrite -> TX, account busy and idle TSC cycles and
  * packets per poll, and drain partial TX buffers.
  */
 #include <rte_cycles.h>
@@ -9,6 +9,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "acl_stage.h"
 #include "fastpath.h"
 #include "fib.h"
 #include "lf_log.h"
@@ -27,6 +28,8 @@ void
 worker_process_staged(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
 	n = parse_burst(w, pkts, n);
+	if (w->acl != NULL && likely(n != 0))
+		n = acl_stage_burst(w, pkts, n);
 	if (likely(n != 0))
 		n = fib_burst(w, pkts, n);
 	if (likely(n != 0))

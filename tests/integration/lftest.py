@@ -17,7 +17,7 @@ import subprocess
 
 DROP_REASONS = [
     "l2_malformed", "l3_malformed", "l4_malformed", "bad_checksum",
-    "ttl_expired", "no_route", "no_nexthop", "non_ip", "tx_full",
+    "ttl_expired", "no_route", "no_nexthop", "non_ip", "acl_deny", "tx_full",
 ]
 
 ETH_IPV4 = 0x0800

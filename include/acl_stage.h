@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * ACL stage: parse -> acl -> fib -> rewrite -> tx. Classifies the IPv4
+ * packets of a burst with one acl_classify() call against the worker's ACL
+ * (acl.h) and drops those the ACL denies (drop reason acl_deny). The key is
+ * the 5-tuple: source and destination address, protocol (meta.l4_proto) and,
+ * for UDP and TCP packets whose L4 header parse found (meta.l4_off != 0), the
+ * ports; ports are 0 for other protocols and for non-first fragments.
+ * IPv6 packets are not classified: they always pass.
+ */
+#ifndef LF_ACL_STAGE_H
+#define LF_ACL_STAGE_H
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "worker.h"
+
+/**
+ * Run the ACL on a parsed burst (pkts and w->meta) and compact both to the
+ * packets that pass, in order. w->acl must not be NULL.
+ * @return the number of packets that pass.
+ */
+uint16_t acl_stage_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
+
+#endif /* LF_ACL_STAGE_H */
