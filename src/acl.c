@@ -16,6 +16,7 @@
 #include <rte_errno.h>
 
 #include "acl.h"
+#include "linefile.h"
 
 enum {
 	F_PROTO,
@@ -77,13 +78,6 @@ struct acl_ctx {
 	uint8_t def;
 	uint8_t *actions;
 };
-
-static int
-why_fail(char *why, size_t len, const char *msg)
-{
-	snprintf(why, len, "%s", msg);
-	return -EINVAL;
-}
 
 static const char *
 skip_space(const char *p)
@@ -245,7 +239,7 @@ acl_parse_line(const char *line, struct acl_rule *out, char *why, size_t whylen)
 	if (*p == '\0' || *p == '#')
 		return 0;
 	if (*p != '@')
-		return why_fail(why, whylen, "a rule must start with '@'");
+		return lf_line_error(why, whylen, "a rule must start with '@'");
 	memset(out, 0, sizeof(*out));
 	out->action = ACL_DENY;
 
@@ -266,7 +260,7 @@ acl_parse_line(const char *line, struct acl_rule *out, char *why, size_t whylen)
 		return -EINVAL;
 	p = skip_space(p);
 	if (*p == '\0')
-		return why_fail(why, whylen, "missing protocol");
+		return lf_line_error(why, whylen, "missing protocol");
 	p = parse_value_mask(p, "protocol", UINT8_MAX, &v, &m, why, whylen);
 	if (p == NULL)
 		return -EINVAL;
@@ -293,73 +287,46 @@ acl_parse_line(const char *line, struct acl_rule *out, char *why, size_t whylen)
 		p = skip_space(p + n);
 	}
 	if (*p != '\0' && *p != '#')
-		return why_fail(why, whylen, "trailing text after the rule");
+		return lf_line_error(why, whylen, "trailing text after the rule");
 	return 1;
+}
+
+/* lf_read_lines() callback: one rule line into the set. */
+static int
+acl_load_line(void *arg, const char *line, uint32_t lineno, char *why, size_t whylen)
+{
+	struct acl_rule_set *s = arg;
+	struct acl_rule r;
+	int ret;
+
+	ret = acl_parse_line(line, &r, why, whylen);
+	if (ret <= 0)
+		return ret;
+	if (s->n >= ACL_MAX_RULES) {
+		snprintf(why, whylen, "more than %u rules", ACL_MAX_RULES);
+		return -E2BIG;
+	}
+	if (lf_array_reserve((void **)&s->r, &s->cap, s->n, sizeof(*s->r)) != 0) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	r.line = lineno;
+	s->r[s->n++] = r;
+	return 0;
 }
 
 long
 acl_load(const char *path, struct acl_rule_set *s, char *err, size_t errlen)
 {
-	char line[512];
-	char why[128];
-	uint32_t lineno = 0;
-	FILE *f;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	f = fopen(path, "r");
-	if (f == NULL) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+	ret = lf_read_lines(path, acl_load_line, s, err, errlen);
+	if (ret < 0) {
+		acl_rule_set_free(s);
 		return ret;
 	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		struct acl_rule r;
-		size_t len = strlen(line);
-
-		lineno++;
-		if (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(f)) {
-			snprintf(err, errlen, "%s:%u: line too long", path, lineno);
-			goto fail;
-		}
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = '\0';
-		ret = acl_parse_line(line, &r, why, sizeof(why));
-		if (ret == 0)
-			continue;
-		if (ret < 0) {
-			snprintf(err, errlen, "%s:%u: '%.80s': %s", path, lineno, line, why);
-			goto fail;
-		}
-		if (s->n >= ACL_MAX_RULES) {
-			snprintf(err, errlen, "%s:%u: more than %u rules", path, lineno,
-				 ACL_MAX_RULES);
-			goto fail;
-		}
-		r.line = lineno;
-		if (s->n == s->cap) {
-			size_t cap = s->cap ? s->cap * 2 : 1024;
-			struct acl_rule *nr = realloc(s->r, cap * sizeof(*nr));
-
-			if (nr == NULL) {
-				snprintf(err, errlen, "%s:%u: out of memory", path, lineno);
-				goto fail;
-			}
-			s->r = nr;
-			s->cap = cap;
-		}
-		s->r[s->n++] = r;
-	}
-	if (ferror(f)) {
-		snprintf(err, errlen, "%s: read error", path);
-		goto fail;
-	}
-	fclose(f);
 	return (long)s->n;
-fail:
-	fclose(f);
-	acl_rule_set_free(s);
-	return -EINVAL;
 }
 
 void

@@ -10,14 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linefile.h"
 #include "route.h"
-
-static int
-why_fail(char *why, size_t len, const char *msg)
-{
-	snprintf(why, len, "%s", msg);
-	return -EINVAL;
-}
 
 int
 route_parse_line(const char *line, int af, uint32_t max_nh, struct lf_route *out, char *why,
@@ -40,21 +34,21 @@ route_parse_line(const char *line, int af, uint32_t max_nh, struct lf_route *out
 		p++;
 	n = p - tok;
 	if (n >= sizeof(prefix))
-		return why_fail(why, whylen, "prefix too long");
+		return lf_line_error(why, whylen, "prefix too long");
 	memcpy(prefix, tok, n);
 	prefix[n] = '\0';
 	slash = strchr(prefix, '/');
 	if (slash == NULL)
-		return why_fail(why, whylen, "expected PREFIX/LEN NEXTHOP");
+		return lf_line_error(why, whylen, "expected PREFIX/LEN NEXTHOP");
 	*slash = '\0';
 	if (!isdigit((unsigned char)slash[1]))
-		return why_fail(why, whylen, "prefix length is not a number");
+		return lf_line_error(why, whylen, "prefix length is not a number");
 	errno = 0;
 	depth = strtoul(slash + 1, &end, 10);
 	if (errno != 0 || *end != '\0' || depth > (af == 4 ? 32u : 128u))
-		return why_fail(why, whylen,
-				af == 4 ? "prefix length must be 0 to 32"
-					: "prefix length must be 0 to 128");
+		return lf_line_error(why, whylen,
+				     af == 4 ? "prefix length must be 0 to 32"
+					     : "prefix length must be 0 to 128");
 	memset(out, 0, sizeof(*out));
 	out->depth = depth;
 	if (af == 4) {
@@ -62,27 +56,27 @@ route_parse_line(const char *line, int af, uint32_t max_nh, struct lf_route *out
 		uint32_t mask;
 
 		if (inet_pton(AF_INET, prefix, &a) != 1)
-			return why_fail(why, whylen, "not an IPv4 address");
+			return lf_line_error(why, whylen, "not an IPv4 address");
 		out->addr4 = ntohl(a.s_addr);
 		mask = depth == 0 ? 0 : ~0u << (32 - depth);
 		if ((out->addr4 & ~mask) != 0)
-			return why_fail(why, whylen, "host bits set past the prefix length");
+			return lf_line_error(why, whylen, "host bits set past the prefix length");
 	} else {
 		unsigned int i;
 
 		if (inet_pton(AF_INET6, prefix, out->addr6) != 1)
-			return why_fail(why, whylen, "not an IPv6 address");
+			return lf_line_error(why, whylen, "not an IPv6 address");
 		for (i = depth; i < 128; i++)
 			if (out->addr6[i / 8] & (0x80 >> (i % 8)))
-				return why_fail(why, whylen,
-						"host bits set past the prefix length");
+				return lf_line_error(why, whylen,
+						     "host bits set past the prefix length");
 	}
 
 	/* Field 2: next-hop id. */
 	while (isspace((unsigned char)*p))
 		p++;
 	if (!isdigit((unsigned char)*p))
-		return why_fail(why, whylen, "expected a next-hop id after the prefix");
+		return lf_line_error(why, whylen, "expected a next-hop id after the prefix");
 	errno = 0;
 	nh = strtoul(p, &end, 10);
 	if (errno != 0 || nh >= max_nh) {
@@ -93,7 +87,7 @@ route_parse_line(const char *line, int af, uint32_t max_nh, struct lf_route *out
 	while (isspace((unsigned char)*p))
 		p++;
 	if (*p != '\0' && *p != '#')
-		return why_fail(why, whylen, "trailing text after the next-hop id");
+		return lf_line_error(why, whylen, "trailing text after the next-hop id");
 	out->nh = nh;
 	return 1;
 }
@@ -117,69 +111,52 @@ line_cmp(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
+struct route_load_ctx {
+	struct lf_route_table *t;
+	const uint8_t *nh_defined;
+	uint32_t max_nh;
+};
+
+/* lf_read_lines() callback: one route line into the table. */
+static int
+route_load_line(void *arg, const char *line, uint32_t lineno, char *why, size_t whylen)
+{
+	struct route_load_ctx *c = arg;
+	struct lf_route_table *t = c->t;
+	struct lf_route r;
+	int ret;
+
+	ret = route_parse_line(line, t->af, c->max_nh, &r, why, whylen);
+	if (ret <= 0)
+		return ret;
+	if (c->nh_defined != NULL && !c->nh_defined[r.nh]) {
+		snprintf(why, whylen, "next hop %u has no [nexthop %u] section", r.nh, r.nh);
+		return -EINVAL;
+	}
+	if (lf_array_reserve((void **)&t->r, &t->cap, t->n, sizeof(*t->r)) != 0) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	r.line = lineno;
+	t->r[t->n++] = r;
+	return 0;
+}
+
 long
 route_load(const char *path, int af, const uint8_t *nh_defined, uint32_t max_nh,
 	   struct lf_route_table *t, char *err, size_t errlen)
 {
-	char line[512];
-	char why[128];
-	uint32_t lineno = 0;
+	struct route_load_ctx c = { .t = t, .nh_defined = nh_defined, .max_nh = max_nh };
 	size_t i;
-	FILE *f;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
 	t->af = af;
-	f = fopen(path, "r");
-	if (f == NULL) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+	ret = lf_read_lines(path, route_load_line, &c, err, errlen);
+	if (ret < 0) {
+		route_table_free(t);
 		return ret;
 	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		struct lf_route r;
-		size_t len = strlen(line);
-
-		lineno++;
-		if (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(f)) {
-			snprintf(err, errlen, "%s:%u: line too long", path, lineno);
-			goto fail;
-		}
-		if (len > 0 && line[len - 1] == '\n')
-			line[--len] = '\0';
-		ret = route_parse_line(line, af, max_nh, &r, why, sizeof(why));
-		if (ret == 0)
-			continue;
-		if (ret < 0) {
-			snprintf(err, errlen, "%s:%u: '%.80s': %s", path, lineno, line, why);
-			goto fail;
-		}
-		if (nh_defined != NULL && !nh_defined[r.nh]) {
-			snprintf(err, errlen,
-				 "%s:%u: '%.80s': next hop %u has no [nexthop %u] section", path,
-				 lineno, line, r.nh, r.nh);
-			goto fail;
-		}
-		r.line = lineno;
-		if (t->n == t->cap) {
-			size_t cap = t->cap ? t->cap * 2 : 1024;
-			struct lf_route *nr = realloc(t->r, cap * sizeof(*nr));
-
-			if (nr == NULL) {
-				snprintf(err, errlen, "%s:%u: out of memory", path, lineno);
-				goto fail;
-			}
-			t->r = nr;
-			t->cap = cap;
-		}
-		t->r[t->n++] = r;
-	}
-	if (ferror(f)) {
-		snprintf(err, errlen, "%s: read error", path);
-		goto fail;
-	}
-	fclose(f);
-	f = NULL;
 
 	/* The same prefix twice is a conflict, not a silent overwrite. */
 	qsort(t->r, t->n, sizeof(*t->r), route_cmp);
@@ -189,17 +166,13 @@ route_load(const char *path, int af, const uint8_t *nh_defined, uint32_t max_nh,
 
 			snprintf(err, errlen, "%s:%u: prefix already given at line %u", path,
 				 a > b ? a : b, a > b ? b : a);
-			goto fail;
+			route_table_free(t);
+			return -EINVAL;
 		}
 	}
 	/* Install in file order, as an operator reads the file. */
 	qsort(t->r, t->n, sizeof(*t->r), line_cmp);
 	return (long)t->n;
-fail:
-	if (f != NULL)
-		fclose(f);
-	route_table_free(t);
-	return -EINVAL;
 }
 
 void
