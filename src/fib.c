@@ -34,7 +34,8 @@ fib_init(struct lf_fib *fib, const struct lf_routes_conf *conf, int socket,
 		.max_routes = conf->ipv6_max_routes,
 		.trie = {
 			/* 4-byte entries: 2-byte ones cap tbl8 at 32767, too few for a
-			 * full IPv6 table (160K routes need about 262144). */
+			 * full IPv6 table (160K routes) loads with 262144:
+			 * scripts/check-fulltable.sh. */
 			.nh_sz = RTE_FIB6_TRIE_4B,
 			.num_tbl8 = conf->ipv6_tbl8,
 		},
