@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "fib.h"
+#include "tables.h"
 #include "worker.h"
 
 #ifndef LF_VERSION
@@ -39,14 +40,25 @@ struct lf_port {
 	char driver[32];
 };
 
+struct rte_rcu_qsbr;
+
 struct lf_app {
 	struct lf_config cfg;
 	struct lf_port ports[LF_MAX_PORTS];
 	struct rte_mempool *pools[LF_MAX_SOCKETS];
-	struct lf_fib fib;
-	struct lf_nh *nh_table;
-	uint32_t nh_count;
-	struct acl_ctx *acl; /**< The [acl] classifier, NULL without one. */
+	/*
+	 * The table generation in force (tables.h). control: publishes it
+	 * with a release store (reload.h); workers: load it once per loop.
+	 * Telemetry reads it, and cfg, under ctl_lock.
+	 */
+	struct lf_tables *tables;
+	struct rte_rcu_qsbr *qsv; /**< Workers' quiescent states. */
+	pthread_mutex_t ctl_lock; /**< Reload vs. telemetry readers; never a worker. */
+	volatile bool reload_req; /**< SIGHUP: reload from the main loop. */
+	uint64_t reloads; /**< Successful reloads (under ctl_lock). */
+	uint64_t reload_failures;
+	time_t reload_time; /**< Of the last attempt, 0 if none. */
+	char reload_error[LF_ERR_LEN]; /**< Of the last attempt, "" if it worked. */
 	unsigned int n_workers;
 	struct worker *workers[LF_MAX_WORKERS];
 	/* Latency: control-side histograms per worker, merged from the

@@ -118,6 +118,8 @@ struct lf_nh {
 #define LF_NH_INVALID UINT16_MAX
 
 struct lf_fib;
+struct lf_tables;
+struct rte_rcu_qsbr;
 
 struct worker {
 	/* control: writes before launch; worker: reads. */
@@ -127,10 +129,25 @@ struct worker {
 	uint16_t burst;
 	uint16_t prefetch;
 	uint64_t drain_tsc;
+	/*
+	 * The worker's view of the current table generation (tables.h):
+	 * worker only once running; it adopts a new generation between loop
+	 * iterations (tables_adopt()). Unit tests set these directly.
+	 */
 	const struct lf_fib *fib;
 	const struct acl_ctx *acl; /* NULL: no ACL, the stage is skipped. */
 	const struct lf_nh *nh_table;
 	uint32_t nh_count;
+	uint32_t gen; /* Generation of the tables above. */
+	const struct lf_tables *cur_tables;
+	/*
+	 * Hot reload (reload.h). control: publishes *tables (release store)
+	 * and waits on qsv; worker: loads *tables once per loop iteration and
+	 * reports a quiescent state on qsv after it, holding no table
+	 * reference across. NULL tables: fixed tables (unit tests).
+	 */
+	struct lf_tables *const *tables;
+	struct rte_rcu_qsbr *qsv;
 	unsigned int n_rxq;
 	struct lf_rxq rxq[LF_MAX_RXQ_PER_WORKER];
 	unsigned int n_tx;

@@ -40,6 +40,10 @@ fib_init(struct lf_fib *fib, const struct lf_routes_conf *conf, int socket,
 			.num_tbl8 = conf->ipv6_tbl8,
 		},
 	};
+	/* Names must be unique while a reload builds a generation aside;
+	 * only the control thread creates FIBs. */
+	static unsigned int seq;
+	char name[32];
 	size_t i;
 	int ret;
 
@@ -50,14 +54,16 @@ fib_init(struct lf_fib *fib, const struct lf_routes_conf *conf, int socket,
 			 r4->n, r6->n, conf->ipv4_max_routes, conf->ipv6_max_routes);
 		return -ENOSPC;
 	}
-	fib->v4 = rte_fib_create("lf_fib4", socket, &c4);
+	snprintf(name, sizeof(name), "lf_fib4_%u", seq);
+	fib->v4 = rte_fib_create(name, socket, &c4);
 	if (fib->v4 == NULL) {
 		ret = -rte_errno;
 		snprintf(err, errlen, "rte_fib_create (IPv4, %u routes, %u tbl8): %s",
 			 conf->ipv4_max_routes, conf->ipv4_tbl8, rte_strerror(rte_errno));
 		goto fail;
 	}
-	fib->v6 = rte_fib6_create("lf_fib6", socket, &c6);
+	snprintf(name, sizeof(name), "lf_fib6_%u", seq++);
+	fib->v6 = rte_fib6_create(name, socket, &c6);
 	if (fib->v6 == NULL) {
 		ret = -rte_errno;
 		snprintf(err, errlen, "rte_fib6_create (IPv6, %u routes, %u tbl8): %s",

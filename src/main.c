@@ -26,19 +26,25 @@
 #include "latency.h"
 #include "lf_log.h"
 #include "port.h"
-#include "rewrite.h"
-#include "route.h"
+#include "reload.h"
+#include "tables.h"
 #include "telemetry.h"
 #include "worker.h"
 
 #define EXIT_CONFIG 2
 
-static struct lf_app app = { .lat_lock = PTHREAD_MUTEX_INITIALIZER };
+static struct lf_app app = {
+	.lat_lock = PTHREAD_MUTEX_INITIALIZER,
+	.ctl_lock = PTHREAD_MUTEX_INITIALIZER,
+};
 
 static void
-on_signal(int sig __rte_unused)
+on_signal(int sig)
 {
-	app.quit = true;
+	if (sig == SIGHUP)
+		app.reload_req = true;
+	else
+		app.quit = true;
 }
 
 static void
@@ -51,37 +57,6 @@ usage(const char *prog)
 		"                      resolved configuration and exit\n"
 		"  -V, --version       print the version and exit\n",
 		prog);
-}
-
-static int
-load_routes(const struct lf_config *cfg, struct lf_route_table *r4, struct lf_route_table *r6,
-	    char *err, size_t errlen)
-{
-	uint8_t *defined;
-	unsigned int i;
-	long n;
-
-	memset(r4, 0, sizeof(*r4));
-	memset(r6, 0, sizeof(*r6));
-	defined = calloc(LF_FIB_MAX_NH, 1);
-	if (defined == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	for (i = 0; i < cfg->n_nexthops; i++)
-		defined[cfg->nexthops[i].id] = 1;
-	n = 0;
-	if (cfg->routes.ipv4[0] != '\0')
-		n = route_load(cfg->routes.ipv4, 4, defined, LF_FIB_MAX_NH, r4, err, errlen);
-	if (n >= 0 && cfg->routes.ipv6[0] != '\0')
-		n = route_load(cfg->routes.ipv6, 6, defined, LF_FIB_MAX_NH, r6, err, errlen);
-	free(defined);
-	if (n < 0) {
-		route_table_free(r4);
-		route_table_free(r6);
-		return (int)n;
-	}
-	return 0;
 }
 
 static int
@@ -108,10 +83,7 @@ workers_create(struct lf_app *a, char *err, size_t errlen)
 		w->burst = cfg->pipeline.burst;
 		w->prefetch = cfg->pipeline.prefetch_distance;
 		w->drain_tsc = (rte_get_tsc_hz() + 999999) / 1000000 * cfg->pipeline.tx_drain_us;
-		w->fib = &a->fib;
-		w->acl = a->acl;
-		w->nh_table = a->nh_table;
-		w->nh_count = a->nh_count;
+		tables_adopt(w, a->tables);
 		w->quit = &a->quit;
 		w->n_rxq = wc->n_rxq;
 		for (k = 0; k < wc->n_rxq; k++) {
@@ -171,9 +143,7 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct lf_route_table r4, r6;
-	struct acl_rule_set acl_rules = { 0 };
-	long n_acl = 0;
+	struct lf_table_src src = { 0 };
 	struct rte_ether_addr macs[LF_MAX_PORTS];
 	char err[LF_ERR_LEN];
 	char *eal_argv[128];
@@ -213,28 +183,16 @@ main(int argc, char **argv)
 		fprintf(stderr, "lanefwd: config error: %s\n", err);
 		return EXIT_CONFIG;
 	}
-	if (load_routes(&app.cfg, &r4, &r6, err, sizeof(err)) != 0) {
-		fprintf(stderr, "lanefwd: route error: %s\n", err);
+	if (tables_load_files(&app.cfg, &src, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lanefwd: %s\n", err);
 		config_free(&app.cfg);
 		return EXIT_CONFIG;
-	}
-	if (app.cfg.acl.ipv4[0] != '\0') {
-		n_acl = acl_load(app.cfg.acl.ipv4, &acl_rules, err, sizeof(err));
-		if (n_acl < 0) {
-			fprintf(stderr, "lanefwd: acl error: %s\n", err);
-			route_table_free(&r4);
-			route_table_free(&r6);
-			config_free(&app.cfg);
-			return EXIT_CONFIG;
-		}
 	}
 	if (check_only) {
 		config_dump(&app.cfg, stdout);
 		printf("\n# routes: %zu IPv4, %zu IPv6; acl rules: %ld; configuration is valid\n",
-		       r4.n, r6.n, n_acl);
-		route_table_free(&r4);
-		route_table_free(&r6);
-		acl_rule_set_free(&acl_rules);
+		       src.r4.n, src.r6.n, src.n_acl);
+		tables_src_free(&src);
 		config_free(&app.cfg);
 		return 0;
 	}
@@ -260,35 +218,23 @@ main(int argc, char **argv)
 		goto out_ports;
 	}
 	port_check_numa(&app);
-	ret = fib_init(&app.fib, &app.cfg.routes, port_lcore_socket(app.cfg.workers[0].lcore), &r4,
-		       &r6, err, sizeof(err));
-	route_table_free(&r4);
-	route_table_free(&r6);
-	if (ret != 0) {
+	for (i = 0; i < app.cfg.n_ports; i++)
+		macs[i] = app.ports[i].mac;
+	app.tables = tables_build(&app.cfg, &src, macs, port_lcore_socket(app.cfg.workers[0].lcore),
+				  1, err, sizeof(err));
+	if (app.tables == NULL) {
 		LF_LOG(ERR, main, "%s", err);
 		goto out_ports;
 	}
-	if (app.cfg.acl.ipv4[0] != '\0') {
-		app.acl = acl_build(&acl_rules, app.cfg.acl.deny ? ACL_DENY : ACL_PERMIT,
-				    port_lcore_socket(app.cfg.workers[0].lcore), err, sizeof(err));
-		acl_rule_set_free(&acl_rules);
-		if (app.acl == NULL) {
-			LF_LOG(ERR, main, "%s: %s", app.cfg.acl.ipv4, err);
-			goto out_fib;
-		}
-		LF_LOG(INFO, main, "acl: %u rules from %s, default %s", acl_num_rules(app.acl),
+	if (app.tables->acl != NULL)
+		LF_LOG(INFO, main, "acl: %u rules from %s, default %s", app.tables->acl_rules,
 		       app.cfg.acl.ipv4, app.cfg.acl.deny ? "deny" : "permit");
-	}
-	for (i = 0; i < app.cfg.n_ports; i++)
-		macs[i] = app.ports[i].mac;
-	app.nh_table = rewrite_init(&app.cfg, macs, port_lcore_socket(app.cfg.workers[0].lcore),
-				    &app.nh_count);
-	if (app.nh_table == NULL) {
-		LF_LOG(ERR, main, "cannot allocate the next-hop table");
-		goto out_fib;
-	}
 	if (workers_create(&app, err, sizeof(err)) != 0) {
 		LF_LOG(ERR, main, "%s", err);
+		goto out_workers;
+	}
+	if (reload_init(&app) != 0) {
+		LF_LOG(ERR, main, "cannot set up RCU for the workers");
 		goto out_workers;
 	}
 	if (latency_init(&app) != 0) {
@@ -301,6 +247,7 @@ main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 
 	for (i = 0; i < app.n_workers; i++) {
 		ret = rte_eal_remote_launch(worker_main, app.workers[i], app.workers[i]->lcore);
@@ -318,6 +265,10 @@ main(int argc, char **argv)
 
 	while (!app.quit) {
 		usleep(100 * 1000);
+		if (app.reload_req) {
+			app.reload_req = false;
+			reload_run(&app, err, sizeof(err)); /* logs its outcome */
+		}
 		if (rte_rdtsc() - app.lat_last_tsc >= rte_get_tsc_hz())
 			latency_collect(&app);
 		if (rte_rdtsc() - last_link > rte_get_tsc_hz() || last_link == 0) {
@@ -338,19 +289,15 @@ out_workers:
 	for (i = 0; i < app.n_workers; i++)
 		rte_free(app.workers[i]);
 	app.n_workers = 0;
-	rewrite_free(app.nh_table);
-out_fib:
-	acl_free(app.acl);
-	app.acl = NULL;
-	fib_free(&app.fib);
+	reload_free(&app);
+	tables_free(app.tables);
+	app.tables = NULL;
 out_ports:
 	port_close_all(&app);
 	port_pools_free(&app);
 	rte_eal_cleanup();
 out_routes:
-	acl_rule_set_free(&acl_rules);
-	route_table_free(&r4);
-	route_table_free(&r6);
+	tables_src_free(&src);
 	config_free(&app.cfg);
 	return exit_code;
 }

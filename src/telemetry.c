@@ -17,6 +17,7 @@
 
 #include "latency.h"
 #include "lf_log.h"
+#include "reload.h"
 #include "telemetry.h"
 
 static struct lf_app *tel_app;
@@ -60,6 +61,22 @@ telemetry_totals(const struct lf_app *app, struct lf_totals *t)
 	}
 }
 
+/* A string value: 22.11 telemetry keeps at most 127 characters of one, so a
+ * longer one (an error with a long path) ends in "..." (the log has it all). */
+static void
+tel_add_long_string(struct rte_tel_data *d, const char *key, const char *s)
+{
+	char buf[RTE_TEL_MAX_STRING_LEN];
+
+	if (strlen(s) < sizeof(buf)) {
+		rte_tel_data_add_dict_string(d, key, s);
+		return;
+	}
+	memcpy(buf, s, sizeof(buf) - 4);
+	strcpy(buf + sizeof(buf) - 4, "...");
+	rte_tel_data_add_dict_string(d, key, buf);
+}
+
 static uint64_t
 per_packet(uint64_t cycles, uint64_t pkts)
 {
@@ -67,7 +84,8 @@ per_packet(uint64_t cycles, uint64_t pkts)
 }
 
 static int
-tel_info(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+tel_info_locked(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
 {
 	const struct lf_app *app = tel_app;
 	const struct lf_config *cfg;
@@ -87,14 +105,18 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused, struct r
 	rte_tel_data_add_dict_u64(d, "burst", cfg->pipeline.burst);
 	rte_tel_data_add_dict_u64(d, "prefetch_distance", cfg->pipeline.prefetch_distance);
 	rte_tel_data_add_dict_u64(d, "tx_drain_us", cfg->pipeline.tx_drain_us);
-	rte_tel_data_add_dict_u64(d, "ipv4_routes", app->fib.n4);
-	rte_tel_data_add_dict_u64(d, "ipv6_routes", app->fib.n6);
+	rte_tel_data_add_dict_u64(d, "ipv4_routes", app->tables->fib.n4);
+	rte_tel_data_add_dict_u64(d, "ipv6_routes", app->tables->fib.n6);
 	rte_tel_data_add_dict_u64(d, "nexthops", cfg->n_nexthops);
-	rte_tel_data_add_dict_u64(d, "acl_rules", app->acl != NULL ? acl_num_rules(app->acl) : 0);
+	rte_tel_data_add_dict_u64(d, "acl_rules", app->tables->acl_rules);
 	rte_tel_data_add_dict_string(d, "acl_default",
-				     app->acl == NULL        ? "none"
-					     : cfg->acl.deny ? "deny"
-							     : "permit");
+				     app->tables->acl == NULL ? "none"
+					     : cfg->acl.deny  ? "deny"
+							      : "permit");
+	rte_tel_data_add_dict_u64(d, "generation", app->tables->gen);
+	rte_tel_data_add_dict_u64(d, "reloads", app->reloads);
+	rte_tel_data_add_dict_u64(d, "reload_failures", app->reload_failures);
+	tel_add_long_string(d, "last_reload_error", app->reload_error);
 
 	for (p = 0; p < cfg->n_ports; p++) {
 		const struct lf_port *port = &app->ports[p];
@@ -193,7 +215,7 @@ worker_dict(const struct lf_app *app, const struct worker *w, struct rte_tel_dat
 }
 
 static int
-tel_workers(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+tel_workers_locked(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
 	const struct lf_app *app = tel_app;
 	unsigned int i;
@@ -288,7 +310,7 @@ worker_param(const struct lf_app *app, const char *params)
 }
 
 static int
-tel_latency(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+tel_latency_locked(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
 	struct lf_app *app = tel_app;
 	unsigned int i;
@@ -388,6 +410,66 @@ tel_latency_reset(const char *cmd __rte_unused, const char *params __rte_unused,
 	return 0;
 }
 
+/* The commands that read cfg or the tables run under ctl_lock, which a
+ * reload holds while it replaces them. */
+static int
+under_ctl_lock(int (*fn)(const char *, const char *, struct rte_tel_data *), const char *cmd,
+	       const char *params, struct rte_tel_data *d)
+{
+	struct lf_app *app = tel_app;
+	int ret;
+
+	if (app == NULL)
+		return -ENODEV;
+	pthread_mutex_lock(&app->ctl_lock);
+	ret = fn(cmd, params, d);
+	pthread_mutex_unlock(&app->ctl_lock);
+	return ret;
+}
+
+static int
+tel_info(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	return under_ctl_lock(tel_info_locked, cmd, params, d);
+}
+
+static int
+tel_workers(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	return under_ctl_lock(tel_workers_locked, cmd, params, d);
+}
+
+static int
+tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	return under_ctl_lock(tel_latency_locked, cmd, params, d);
+}
+
+static int
+tel_reload(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	struct lf_app *app = tel_app;
+	char err[LF_ERR_LEN];
+	int ret;
+
+	if (app == NULL)
+		return -ENODEV;
+	rte_tel_data_start_dict(d);
+	if (params != NULL && params[0] != '\0') {
+		rte_tel_data_add_dict_string(d, "status", "error");
+		rte_tel_data_add_dict_string(d, "error", "/lanefwd/reload takes no parameter");
+		return 0;
+	}
+	ret = reload_run(app, err, sizeof(err));
+	rte_tel_data_add_dict_string(d, "status", ret == 0 ? "ok" : "error");
+	pthread_mutex_lock(&app->ctl_lock);
+	rte_tel_data_add_dict_u64(d, "generation", app->tables->gen);
+	pthread_mutex_unlock(&app->ctl_lock);
+	if (ret != 0)
+		tel_add_long_string(d, "error", err);
+	return 0;
+}
+
 int
 telemetry_init(struct lf_app *app)
 {
@@ -408,6 +490,9 @@ telemetry_init(struct lf_app *app)
 	if (ret == 0)
 		ret = rte_telemetry_register_cmd("/lanefwd/latency_reset", tel_latency_reset,
 						 "Clear the latency histograms. No parameters");
+	if (ret == 0)
+		ret = rte_telemetry_register_cmd("/lanefwd/reload", tel_reload,
+						 "Reload routes, next hops and ACL rules from the config files. No parameters");
 	if (ret != 0)
 		LF_LOG(ERR, tel, "cannot register telemetry commands: %s", strerror(-ret));
 	return ret;

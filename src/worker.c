@@ -8,6 +8,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
 
 #include "acl_stage.h"
 #include "fastpath.h"
@@ -15,6 +16,7 @@
 #include "lf_log.h"
 #include "parse.h"
 #include "rewrite.h"
+#include "tables.h"
 #include "tx.h"
 #include "worker.h"
 
@@ -72,10 +74,20 @@ worker_main(void *arg)
 	       "worker %u on lcore %u (socket %d): %u RX queues, burst %u, prefetch %u", w->index,
 	       w->lcore, w->socket, w->n_rxq, w->burst, w->prefetch);
 
+	if (w->qsv != NULL)
+		rte_rcu_qsbr_thread_online(w->qsv, w->index);
 	prev = rte_rdtsc();
 	w->last_drain = prev;
 	while (!*w->quit) {
 		uint32_t got = 0;
+
+		/* A reload published a new generation: adopt it whole. */
+		if (w->tables != NULL) {
+			const struct lf_tables *t = __atomic_load_n(w->tables, __ATOMIC_ACQUIRE);
+
+			if (unlikely(t != w->cur_tables))
+				tables_adopt(w, t);
+		}
 
 		for (q = 0; q < w->n_rxq; q++) {
 			const struct lf_rxq *rq = &w->rxq[q];
@@ -111,7 +123,13 @@ worker_main(void *arg)
 			w->last_drain = now;
 		}
 		prev = now;
+		/* Every packet of this iteration is past the lookups: none
+		 * refers to a table any more (TX buffers hold rewritten mbufs). */
+		if (w->qsv != NULL)
+			rte_rcu_qsbr_quiescent(w->qsv, w->index);
 	}
+	if (w->qsv != NULL)
+		rte_rcu_qsbr_thread_offline(w->qsv, w->index);
 	worker_flush_tx(w);
 	LF_LOG(INFO, worker, "worker %u on lcore %u stopped", w->index, w->lcore);
 	return 0;

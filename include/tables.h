@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The lookup tables workers read (FIB, next hops, ACL), built and freed as
+ * one generation. Hot reload (reload.h) builds a whole new generation aside
+ * from the files and publishes it through RCU; workers never see a table of
+ * one generation next to a table of another.
+ */
+#ifndef LF_TABLES_H
+#define LF_TABLES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+
+#include "acl.h"
+#include "config.h"
+#include "fib.h"
+#include "route.h"
+#include "worker.h"
+
+/** One generation of the tables. Read-only once published. */
+struct lf_tables {
+	uint32_t gen; /**< 1 at start, +1 per successful reload. */
+	struct lf_fib fib;
+	struct lf_nh *nh_table;
+	uint32_t nh_count;
+	struct acl_ctx *acl; /**< NULL without an [acl] ipv4 file. */
+	uint32_t acl_rules;
+	int socket; /**< Where the tables live. */
+};
+
+/** The rule and route files of a configuration, read and checked (no EAL). */
+struct lf_table_src {
+	struct lf_route_table r4;
+	struct lf_route_table r6;
+	struct acl_rule_set acl;
+	long n_acl; /**< Rules read; 0 without an [acl] ipv4 file. */
+};
+
+/**
+ * Read and check every route and ACL file cfg names. Needs no EAL, so that
+ * --check-config and a reload reject a bad file before anything is built.
+ * @return 0, or -errno with err naming file, line and value; src is then
+ *         left empty.
+ */
+int tables_load_files(const struct lf_config *cfg, struct lf_table_src *src, char *err,
+		      size_t errlen);
+
+/** Free what tables_load_files() read. */
+void tables_src_free(struct lf_table_src *src);
+
+/**
+ * Build generation gen of the tables from src (consumed: freed on return).
+ * @param macs  The ports' MACs, the default next-hop source addresses.
+ * @return the tables, or NULL with err set and nothing left allocated.
+ */
+struct lf_tables *tables_build(const struct lf_config *cfg, struct lf_table_src *src,
+			       const struct rte_ether_addr *macs, int socket, uint32_t gen,
+			       char *err, size_t errlen);
+
+/** Free a generation no worker can still be reading. NULL is allowed. */
+void tables_free(struct lf_tables *t);
+
+/** Point a worker's lookup fields at generation t (the worker's own view). */
+void tables_adopt(struct worker *w, const struct lf_tables *t);
+
+#endif /* LF_TABLES_H */
