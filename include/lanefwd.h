@@ -46,7 +46,8 @@ struct lf_app {
 	struct lf_fib fib;
 	struct lf_nh *nh_table;
 	uint32_t nh_count;
-	struct acl_ctx *acl; /**< The [acl] classifier, NULL without one. */
+	struct acl_ctx *acl; /**< The [acl] IPv4 classifier, NULL without [acl] ipv4. */
+	struct acl_ctx *acl6; /**< The [acl] IPv6 classifier, NULL without [acl] ipv6. */
 	unsigned int n_workers;
 	struct worker *workers[LF_MAX_WORKERS];
 	/* Latency: control-side histograms per worker, merged from the

@@ -53,6 +53,22 @@ usage(const char *prog)
 		prog);
 }
 
+/* The [acl] rule files, each checked completely; both sets are empty on error. */
+static int
+load_acls(const struct lf_config *cfg, struct acl_rule_set *s4, struct acl6_rule_set *s6, char *err,
+	  size_t errlen)
+{
+	memset(s4, 0, sizeof(*s4));
+	memset(s6, 0, sizeof(*s6));
+	if (cfg->acl.ipv4[0] != '\0' && acl_load(cfg->acl.ipv4, s4, err, errlen) < 0)
+		return -EINVAL;
+	if (cfg->acl.ipv6[0] != '\0' && acl6_load(cfg->acl.ipv6, s6, err, errlen) < 0) {
+		acl_rule_set_free(s4);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int
 load_routes(const struct lf_config *cfg, struct lf_route_table *r4, struct lf_route_table *r6,
 	    char *err, size_t errlen)
@@ -110,6 +126,7 @@ workers_create(struct lf_app *a, char *err, size_t errlen)
 		w->drain_tsc = (rte_get_tsc_hz() + 999999) / 1000000 * cfg->pipeline.tx_drain_us;
 		w->fib = &a->fib;
 		w->acl = a->acl;
+		w->acl6 = a->acl6;
 		w->nh_table = a->nh_table;
 		w->nh_count = a->nh_count;
 		w->quit = &a->quit;
@@ -173,7 +190,7 @@ main(int argc, char **argv)
 	};
 	struct lf_route_table r4, r6;
 	struct acl_rule_set acl_rules = { 0 };
-	long n_acl = 0;
+	struct acl6_rule_set acl6_rules = { 0 };
 	struct rte_ether_addr macs[LF_MAX_PORTS];
 	char err[LF_ERR_LEN];
 	char *eal_argv[128];
@@ -218,23 +235,22 @@ main(int argc, char **argv)
 		config_free(&app.cfg);
 		return EXIT_CONFIG;
 	}
-	if (app.cfg.acl.ipv4[0] != '\0') {
-		n_acl = acl_load(app.cfg.acl.ipv4, &acl_rules, err, sizeof(err));
-		if (n_acl < 0) {
-			fprintf(stderr, "lanefwd: acl error: %s\n", err);
-			route_table_free(&r4);
-			route_table_free(&r6);
-			config_free(&app.cfg);
-			return EXIT_CONFIG;
-		}
+	if (load_acls(&app.cfg, &acl_rules, &acl6_rules, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lanefwd: acl error: %s\n", err);
+		route_table_free(&r4);
+		route_table_free(&r6);
+		config_free(&app.cfg);
+		return EXIT_CONFIG;
 	}
 	if (check_only) {
 		config_dump(&app.cfg, stdout);
-		printf("\n# routes: %zu IPv4, %zu IPv6; acl rules: %ld; configuration is valid\n",
-		       r4.n, r6.n, n_acl);
+		printf("\n# routes: %zu IPv4, %zu IPv6; acl rules: %zu IPv4, %zu IPv6; "
+		       "configuration is valid\n",
+		       r4.n, r6.n, acl_rules.n, acl6_rules.n);
 		route_table_free(&r4);
 		route_table_free(&r6);
 		acl_rule_set_free(&acl_rules);
+		acl6_rule_set_free(&acl6_rules);
 		config_free(&app.cfg);
 		return 0;
 	}
@@ -276,8 +292,21 @@ main(int argc, char **argv)
 			LF_LOG(ERR, main, "%s: %s", app.cfg.acl.ipv4, err);
 			goto out_fib;
 		}
-		LF_LOG(INFO, main, "acl: %u rules from %s, default %s", acl_num_rules(app.acl),
+		LF_LOG(INFO, main, "acl: %u IPv4 rules from %s, default %s", acl_num_rules(app.acl),
 		       app.cfg.acl.ipv4, app.cfg.acl.deny ? "deny" : "permit");
+	}
+	if (app.cfg.acl.ipv6[0] != '\0') {
+		app.acl6 =
+			acl6_build(&acl6_rules, app.cfg.acl.deny ? ACL_DENY : ACL_PERMIT,
+				   port_lcore_socket(app.cfg.workers[0].lcore), err, sizeof(err));
+		acl6_rule_set_free(&acl6_rules);
+		if (app.acl6 == NULL) {
+			LF_LOG(ERR, main, "%s: %s", app.cfg.acl.ipv6, err);
+			goto out_fib;
+		}
+		LF_LOG(INFO, main, "acl: %u IPv6 rules from %s, default %s",
+		       acl_num_rules(app.acl6), app.cfg.acl.ipv6,
+		       app.cfg.acl.deny ? "deny" : "permit");
 	}
 	for (i = 0; i < app.cfg.n_ports; i++)
 		macs[i] = app.ports[i].mac;
@@ -342,6 +371,8 @@ out_workers:
 out_fib:
 	acl_free(app.acl);
 	app.acl = NULL;
+	acl_free(app.acl6);
+	app.acl6 = NULL;
 	fib_free(&app.fib);
 out_ports:
 	port_close_all(&app);
@@ -349,6 +380,7 @@ out_ports:
 	rte_eal_cleanup();
 out_routes:
 	acl_rule_set_free(&acl_rules);
+	acl6_rule_set_free(&acl6_rules);
 	route_table_free(&r4);
 	route_table_free(&r6);
 	config_free(&app.cfg);

@@ -91,10 +91,12 @@ tel_info(const char *cmd __rte_unused, const char *params __rte_unused, struct r
 	rte_tel_data_add_dict_u64(d, "ipv6_routes", app->fib.n6);
 	rte_tel_data_add_dict_u64(d, "nexthops", cfg->n_nexthops);
 	rte_tel_data_add_dict_u64(d, "acl_rules", app->acl != NULL ? acl_num_rules(app->acl) : 0);
+	rte_tel_data_add_dict_u64(d, "acl6_rules",
+				  app->acl6 != NULL ? acl_num_rules(app->acl6) : 0);
 	rte_tel_data_add_dict_string(d, "acl_default",
-				     app->acl == NULL        ? "none"
-					     : cfg->acl.deny ? "deny"
-							     : "permit");
+				     app->acl == NULL && app->acl6 == NULL ? "none"
+					     : cfg->acl.deny               ? "deny"
+									   : "permit");
 
 	for (p = 0; p < cfg->n_ports; p++) {
 		const struct lf_port *port = &app->ports[p];
