@@ -95,10 +95,14 @@ struct lf_routes_conf {
 	uint32_t ipv6_tbl8;
 };
 
-/** [acl]: an IPv4 5-tuple ACL (acl.h) run after parse. */
+/**
+ * [acl]: IPv4 and IPv6 5-tuple ACLs (acl.h) run after parse. A family
+ * without a rule file is not classified: its packets pass.
+ */
 struct lf_acl_conf {
-	char ipv4[LF_PATH_LEN]; /**< Resolved ClassBench rule file, or "" (no ACL). */
-	bool deny; /**< default = deny: action of packets no rule matches. */
+	char ipv4[LF_PATH_LEN]; /**< Resolved IPv4 rule file, or "" (IPv4 not classified). */
+	char ipv6[LF_PATH_LEN]; /**< Resolved IPv6 rule file, or "" (IPv6 not classified). */
+	bool deny; /**< default = deny: action of packets no rule of their family's file matches. */
 };
 
 struct lf_config {

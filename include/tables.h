@@ -27,7 +27,9 @@ struct lf_tables {
 	struct lf_nh *nh_table;
 	uint32_t nh_count;
 	struct acl_ctx *acl; /**< NULL without an [acl] ipv4 file. */
+	struct acl_ctx *acl6; /**< NULL without an [acl] ipv6 file. */
 	uint32_t acl_rules;
+	uint32_t acl6_rules;
 	int socket; /**< Where the tables live. */
 };
 
@@ -35,8 +37,8 @@ struct lf_tables {
 struct lf_table_src {
 	struct lf_route_table r4;
 	struct lf_route_table r6;
-	struct acl_rule_set acl;
-	long n_acl; /**< Rules read; 0 without an [acl] ipv4 file. */
+	struct acl_rule_set acl; /**< Empty without an [acl] ipv4 file. */
+	struct acl6_rule_set acl6; /**< Empty without an [acl] ipv6 file. */
 };
 
 /**

@@ -135,7 +135,10 @@ struct worker {
 	 * iterations (tables_adopt()). Unit tests set these directly.
 	 */
 	const struct lf_fib *fib;
-	const struct acl_ctx *acl; /* NULL: no ACL, the stage is skipped. */
+	/* [acl] classifiers; a family without one is not classified, and with
+	 * neither the ACL stage is skipped. */
+	const struct acl_ctx *acl; /* IPv4 (struct acl_key), or NULL. */
+	const struct acl_ctx *acl6; /* IPv6 (struct acl6_key), or NULL. */
 	const struct lf_nh *nh_table;
 	uint32_t nh_count;
 	uint32_t gen; /* Generation of the tables above. */
@@ -180,6 +183,11 @@ struct worker {
 	const uint8_t *acl_data[LF_BURST_MAX];
 	uint32_t acl_res[LF_BURST_MAX];
 	uint16_t acl_idx[LF_BURST_MAX];
+	/* The same for the IPv6 packets. */
+	struct acl6_key acl6_key[LF_BURST_MAX];
+	const uint8_t *acl6_data[LF_BURST_MAX];
+	uint32_t acl6_res[LF_BURST_MAX];
+	uint16_t acl6_idx[LF_BURST_MAX];
 	uint8_t acl_deny[LF_BURST_MAX]; /* All 0 between bursts. */
 	uint16_t n_dropped;
 	uint32_t n_cksum_sw; /* Software checksum checks on the slow path. */
@@ -213,13 +221,14 @@ lf_drops_flush(struct worker *w)
 
 /**
  * Run one received burst: the fused fast path when every packet is plain
- * IPv4 and the worker has no ACL (fastpath.h), the staged pipeline otherwise.
+ * IPv4 and the worker has no IPv4 ACL (fastpath.h), the staged pipeline
+ * otherwise.
  */
 void worker_process_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
 
 /**
  * The staged pipeline alone: parse -> acl -> fib -> rewrite -> tx (the
- * reference); the acl stage runs only when w->acl is set.
+ * reference); the acl stage runs only when w->acl or w->acl6 is set.
  */
 void worker_process_staged(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
 

@@ -376,7 +376,8 @@ static const struct key_def routes_keys[] = {
 };
 
 static const struct key_def acl_keys[] = {
-	K_PATH(lf_acl_conf, "ipv4", ipv4, "a ClassBench rule file (see README.md)"),
+	K_PATH(lf_acl_conf, "ipv4", ipv4, "an IPv4 ClassBench rule file (see README.md)"),
+	K_PATH(lf_acl_conf, "ipv6", ipv6, "an IPv6 ClassBench rule file (see README.md)"),
 	K_SPECIAL("default", "permit or deny"),
 };
 
@@ -641,8 +642,8 @@ load_acl(struct ctx *c, struct lf_config *cfg, struct rte_cfgfile_entry *e, int 
 		else
 			return key_fail(c, key, val, "expected permit or deny");
 	}
-	if (cfg->acl.ipv4[0] == '\0')
-		return section_fail(c, "missing key 'ipv4' (the ACL rule file)");
+	if (cfg->acl.ipv4[0] == '\0' && cfg->acl.ipv6[0] == '\0')
+		return section_fail(c, "missing key 'ipv4' or 'ipv6' (a rule file; at least one)");
 	return 0;
 }
 
@@ -1065,9 +1066,14 @@ config_dump(const struct lf_config *cfg, FILE *f)
 	fprintf(f, "ipv4_max_routes = %u\nipv4_tbl8 = %u\nipv6_max_routes = %u\nipv6_tbl8 = %u\n",
 		cfg->routes.ipv4_max_routes, cfg->routes.ipv4_tbl8, cfg->routes.ipv6_max_routes,
 		cfg->routes.ipv6_tbl8);
-	if (cfg->acl.ipv4[0] != '\0')
-		fprintf(f, "\n[acl]\nipv4 = %s\ndefault = %s\n", cfg->acl.ipv4,
-			cfg->acl.deny ? "deny" : "permit");
+	if (cfg->acl.ipv4[0] != '\0' || cfg->acl.ipv6[0] != '\0') {
+		fprintf(f, "\n[acl]\n");
+		if (cfg->acl.ipv4[0] != '\0')
+			fprintf(f, "ipv4 = %s\n", cfg->acl.ipv4);
+		if (cfg->acl.ipv6[0] != '\0')
+			fprintf(f, "ipv6 = %s\n", cfg->acl.ipv6);
+		fprintf(f, "default = %s\n", cfg->acl.deny ? "deny" : "permit");
+	}
 	for (i = 0; i < cfg->n_ports; i++) {
 		const struct lf_port_conf *p = &cfg->ports[i];
 

@@ -23,7 +23,10 @@ fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	uint64_t sw = 0;
 	uint16_t i, k;
 
-	/* The fused path has no ACL stage: never bypass one. */
+	/*
+	 * The fused path has no ACL stage: never bypass an IPv4 one. It takes
+	 * only bursts of IPv4 packets, so an IPv6 ACL alone cannot be bypassed.
+	 */
 	if (w->acl != NULL)
 		return false;
 	for (i = 0; i < dist && i < n; i++)

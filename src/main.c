@@ -190,8 +190,9 @@ main(int argc, char **argv)
 	}
 	if (check_only) {
 		config_dump(&app.cfg, stdout);
-		printf("\n# routes: %zu IPv4, %zu IPv6; acl rules: %ld; configuration is valid\n",
-		       src.r4.n, src.r6.n, src.n_acl);
+		printf("\n# routes: %zu IPv4, %zu IPv6; acl rules: %zu IPv4, %zu IPv6; "
+		       "configuration is valid\n",
+		       src.r4.n, src.r6.n, src.acl.n, src.acl6.n);
 		tables_src_free(&src);
 		config_free(&app.cfg);
 		return 0;
@@ -227,8 +228,11 @@ main(int argc, char **argv)
 		goto out_ports;
 	}
 	if (app.tables->acl != NULL)
-		LF_LOG(INFO, main, "acl: %u rules from %s, default %s", app.tables->acl_rules,
+		LF_LOG(INFO, main, "acl: %u IPv4 rules from %s, default %s", app.tables->acl_rules,
 		       app.cfg.acl.ipv4, app.cfg.acl.deny ? "deny" : "permit");
+	if (app.tables->acl6 != NULL)
+		LF_LOG(INFO, main, "acl: %u IPv6 rules from %s, default %s", app.tables->acl6_rules,
+		       app.cfg.acl.ipv6, app.cfg.acl.deny ? "deny" : "permit");
 	if (workers_create(&app, err, sizeof(err)) != 0) {
 		LF_LOG(ERR, main, "%s", err);
 		goto out_workers;

@@ -137,9 +137,10 @@ reload_run(struct lf_app *a, char *err, size_t errlen)
 		a->reloads++;
 		a->reload_error[0] = '\0';
 		LF_LOG(INFO, main,
-		       "reload: generation %u in force (%u IPv4, %u IPv6 routes, %u ACL rules, %u next hops) after %.1f ms",
+		       "reload: generation %u in force (%u IPv4, %u IPv6 routes, %u IPv4, %u IPv6 ACL rules, %u next hops) after %.1f ms",
 		       a->tables->gen, a->tables->fib.n4, a->tables->fib.n6, a->tables->acl_rules,
-		       a->tables->nh_count, (rte_rdtsc() - t0) * 1e3 / rte_get_tsc_hz());
+		       a->tables->acl6_rules, a->tables->nh_count,
+		       (rte_rdtsc() - t0) * 1e3 / rte_get_tsc_hz());
 	} else {
 		a->reload_failures++;
 		snprintf(a->reload_error, sizeof(a->reload_error), "%s", err);

@@ -36,11 +36,10 @@ tables_load_files(const struct lf_config *cfg, struct lf_table_src *src, char *e
 	if (n >= 0 && cfg->routes.ipv6[0] != '\0')
 		n = route_load(cfg->routes.ipv6, 6, defined, LF_FIB_MAX_NH, &src->r6, err, errlen);
 	free(defined);
-	if (n >= 0 && cfg->acl.ipv4[0] != '\0') {
+	if (n >= 0 && cfg->acl.ipv4[0] != '\0')
 		n = acl_load(cfg->acl.ipv4, &src->acl, err, errlen);
-		if (n >= 0)
-			src->n_acl = n;
-	}
+	if (n >= 0 && cfg->acl.ipv6[0] != '\0')
+		n = acl6_load(cfg->acl.ipv6, &src->acl6, err, errlen);
 	if (n < 0) {
 		tables_src_free(src);
 		return (int)n;
@@ -54,7 +53,7 @@ tables_src_free(struct lf_table_src *src)
 	route_table_free(&src->r4);
 	route_table_free(&src->r6);
 	acl_rule_set_free(&src->acl);
-	src->n_acl = 0;
+	acl6_rule_set_free(&src->acl6);
 }
 
 struct lf_tables *
@@ -85,6 +84,17 @@ tables_build(const struct lf_config *cfg, struct lf_table_src *src,
 		}
 		t->acl_rules = acl_num_rules(t->acl);
 	}
+	if (cfg->acl.ipv6[0] != '\0') {
+		char why[LF_ERR_LEN];
+
+		t->acl6 = acl6_build(&src->acl6, cfg->acl.deny ? ACL_DENY : ACL_PERMIT, socket, why,
+				     sizeof(why));
+		if (t->acl6 == NULL) {
+			snprintf(err, errlen, "%s: %s", cfg->acl.ipv6, why);
+			goto fail;
+		}
+		t->acl6_rules = acl_num_rules(t->acl6);
+	}
 	t->nh_table = rewrite_init(cfg, macs, socket, &t->nh_count);
 	if (t->nh_table == NULL) {
 		snprintf(err, errlen, "cannot allocate the next-hop table");
@@ -105,6 +115,7 @@ tables_free(struct lf_tables *t)
 		return;
 	rewrite_free(t->nh_table);
 	acl_free(t->acl);
+	acl_free(t->acl6);
 	fib_free(&t->fib);
 	rte_free(t);
 }
@@ -114,6 +125,7 @@ tables_adopt(struct worker *w, const struct lf_tables *t)
 {
 	w->fib = &t->fib;
 	w->acl = t->acl;
+	w->acl6 = t->acl6;
 	w->nh_table = t->nh_table;
 	w->nh_count = t->nh_count;
 	w->gen = t->gen;

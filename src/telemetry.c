@@ -109,10 +109,11 @@ tel_info_locked(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "ipv6_routes", app->tables->fib.n6);
 	rte_tel_data_add_dict_u64(d, "nexthops", cfg->n_nexthops);
 	rte_tel_data_add_dict_u64(d, "acl_rules", app->tables->acl_rules);
+	rte_tel_data_add_dict_u64(d, "acl6_rules", app->tables->acl6_rules);
 	rte_tel_data_add_dict_string(d, "acl_default",
-				     app->tables->acl == NULL ? "none"
-					     : cfg->acl.deny  ? "deny"
-							      : "permit");
+				     app->tables->acl == NULL && app->tables->acl6 == NULL ? "none"
+					     : cfg->acl.deny                               ? "deny"
+							     : "permit");
 	rte_tel_data_add_dict_u64(d, "generation", app->tables->gen);
 	rte_tel_data_add_dict_u64(d, "reloads", app->reloads);
 	rte_tel_data_add_dict_u64(d, "reload_failures", app->reload_failures);

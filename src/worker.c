@@ -30,7 +30,7 @@ void
 worker_process_staged(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
 	n = parse_burst(w, pkts, n);
-	if (w->acl != NULL && likely(n != 0))
+	if ((w->acl != NULL || w->acl6 != NULL) && likely(n != 0))
 		n = acl_stage_burst(w, pkts, n);
 	if (likely(n != 0))
 		n = fib_burst(w, pkts, n);

@@ -1,17 +1,21 @@
 # acl: the [acl] stage on the wire, and [acl] configuration errors.
 #
 # lanefwd forwards a scapy-built pcap (acl.py gen: a few hundred IPv4
-# UDP/TCP/ICMP/GRE packets, first and non-first fragments, and IPv6 packets)
-# through an [acl] of 20 ClassBench rules with port ranges, prefixes, protocol
-# masks, permit and deny, once with default = deny and once with
-# default = permit. acl.py check computes each packet's decision by a linear
-# first-match scan of the same rule file (independent of lanefwd; IPv6
-# always passes) and checks that exactly the permitted packets left, once
-# each and in order, that drop_acl_deny (final counters and /lanefwd/stats)
-# counts the denied ones, and /lanefwd/info's acl_rules and acl_default.
+# UDP/TCP/ICMP/GRE packets, first and non-first fragments, and IPv6
+# UDP/TCP/ICMPv6 packets, some behind Hop-by-Hop and Destination Options
+# headers, first and non-first fragments) through an [acl] of 20 IPv4 and
+# 15 IPv6 ClassBench rules with port ranges, prefixes, protocol masks, permit
+# and deny, once with default = deny and once with default = permit, then
+# with the IPv6 file alone (IPv4 not classified). acl.py check computes each
+# packet's decision by a linear first-match scan of the same rule files
+# (independent of lanefwd) and checks that exactly the permitted packets
+# left, once each and in order, that drop_acl_deny (final counters and
+# /lanefwd/stats) counts the denied ones, and /lanefwd/info's acl_rules,
+# acl6_rules and acl_default.
 #
-# Then --check-config: the rule count in the summary line; a bad rule file
-# and 'default = maybe' exit 2 naming FILE:LINE.
+# Then --check-config: the rule counts in the summary line; bad rule files
+# (IPv4 and IPv6), 'default = maybe' and an [acl] without a rule file exit 2
+# naming FILE:LINE.
 . "$(dirname "$0")/lib.sh"
 
 D=$LF_TMP
@@ -21,6 +25,7 @@ cat > "$D/routes4.txt" <<'EOF'
 EOF
 cat > "$D/routes6.txt" <<'EOF'
 2001:db8:1::/48 1
+2001:db8:2::/48 0
 EOF
 # Priority is line order: earlier rules shadow later ones on purpose.
 cat > "$D/acl.rules" <<'EOF'
@@ -46,6 +51,27 @@ cat > "$D/acl.rules" <<'EOF'
 @0.0.0.0/0	10.7.0.0/16	0 : 65535	0 : 65535	0x00/0x00	0x0000/0x0000	permit
 @0.0.0.0/0	10.8.0.0/16	0 : 65535	0 : 65535	0x00/0x00	0x0000/0x0000	deny
 EOF
+# The same for IPv6. Rule 12 is on protocol 0, the Hop-by-Hop Options next
+# header: it must never match, since the ACL sees the upper-layer protocol.
+# 2001:db8:d::/47 has a host bit set: it is 2001:db8:c::/47.
+cat > "$D/acl6.rules" <<'EOF'
+# IPv6 ClassBench rules (dpdk-test-acl --ipv6 format), with permit/deny
+@2001:db8:a::/48	2001:db8:1::/48	0 : 65535	53 : 53	0x11/0xFF	0x0000/0x0000	permit
+@2001:db8:a::/48	2001:db8:1::/48	0 : 65535	0 : 65535	0x11/0xFF	0x0000/0x0000	deny
+@2001:db8:b::/48	2001:db8::/32	1024 : 65535	80 : 80	0x06/0xFF	0x0000/0x0000	permit
+@2001:db8:b::/48	2001:db8::/32	0 : 1023	80 : 80	0x06/0xFF	0x0000/0x0000	deny
+@2001:db8:c::77/128	::/0	0 : 65535	0 : 65535	0x00/0x00	0x0000/0x0000	deny
+@::/0	2001:db8:2::/48	0 : 65535	0 : 65535	0x3A/0xFF	0x0000/0x0000	permit
+@::/0	2001:db8:2:0:8000::/65	0 : 65535	0 : 65535	0x00/0x00	0x0000/0x0000	deny
+@2001:db8:d::/47	2001:db8:1::/48	0 : 65535	0 : 0	0x11/0xFF	0x0000/0x0000	permit
+@2001:db8:d::/47	::/0	0 : 65535	0 : 65535	0x11/0xFF	0x0000/0x0000	deny
+@::/0	2001:db8:1::ff00/120	5000 : 5999	0 : 65535	0x10/0xF0	0x0000/0x0000	permit
+@::/0	2001:db8:1::/48	0 : 65535	0 : 65535	0x06/0xFF	0x0000/0x0000
+@::/0	::/0	0 : 65535	0 : 65535	0x00/0xFF	0x0000/0x0000	deny
+@2001:0db8:000e:0000:0000:0000:0000:0000/48	::/0	0 : 65535	0 : 65535	0x00/0x00	0x0000/0x0000	permit
+@2001:db8:f::/48	2001:db8:1::/48	0 : 65535	1000 : 65535	0x00/0x00	0x0000/0x0000	permit
+@2001:db8:a::/48	2001:db8:2::/48	0 : 65535	0 : 65535	0x06/0xFF	0x0000/0x0000	permit
+EOF
 
 write_conf() { # FILE DEFAULT
 	cat > "$1" <<EOF
@@ -68,6 +94,7 @@ ipv6_tbl8 = 256
 
 [acl]
 ipv4 = acl.rules
+ipv6 = acl6.rules
 default = $2
 
 [port p0]
@@ -91,12 +118,20 @@ EOF
 
 $PY "$LF_SRCDIR/tests/integration/acl.py" gen "$D" || die "cannot generate traffic"
 
-for def in deny permit; do
+for run in deny:46 permit:46 deny:6; do
+	def=${run%:*} fam=${run#*:}
 	write_conf "$D/lanefwd.conf" "$def"
+	summary="acl rules: 20 IPv4, 15 IPv6; configuration is valid"
+	if [ "$fam" = 6 ]; then
+		sed -i '/^ipv4 = acl.rules/d' "$D/lanefwd.conf"
+		summary="acl rules: 0 IPv4, 15 IPv6; configuration is valid"
+	fi
 	out=$("$LANEFWD" -c "$D/lanefwd.conf" --check-config) || die "config rejected"
-	echo "$out" | grep -q "acl rules: 20; configuration is valid" ||
-		die "--check-config summary without 'acl rules: 20': $(echo "$out" | tail -n 1)"
+	echo "$out" | grep -q "$summary" ||
+		die "--check-config summary without '$summary': $(echo "$out" | tail -n 1)"
 	echo "$out" | grep -qx "default = $def" || die "--check-config does not print default = $def"
+	echo "$out" | grep -qx "ipv6 = $D/acl6.rules" ||
+		die "--check-config does not print ipv6 = $D/acl6.rules"
 	# The resolved configuration, [acl] included, is valid and the same.
 	echo "$out" > "$D/resolved.conf"
 	"$LANEFWD" -c "$D/resolved.conf" --check-config > "$D/resolved.out" ||
@@ -110,9 +145,9 @@ for def in deny permit; do
 	lf_tel_save /lanefwd/info "$D/tel_info.json"
 	lf_stop_rc
 	[ "$LF_EXIT" = 0 ] || die "lanefwd exited with status $LF_EXIT after SIGINT"
-	$PY "$LF_SRCDIR/tests/integration/acl.py" check "$D" "$def" ||
-		die "default = $def: output check failed"
-	mv "$D/lanefwd.log" "$D/lanefwd-$def.log"
+	$PY "$LF_SRCDIR/tests/integration/acl.py" check "$D" "$def" "$fam" ||
+		die "default = $def, families $fam: output check failed"
+	mv "$D/lanefwd.log" "$D/lanefwd-$def-$fam.log"
 done
 
 # Configuration errors: exit 2, FILE:LINE in the message.
@@ -145,8 +180,27 @@ sed -i 's/^ipv4 = acl.rules/ipv4 = nosuch.rules/' "$D/missing.conf"
 line=$(grep -n '^ipv4 = nosuch.rules' "$D/missing.conf" | cut -d: -f1)
 expect_error "$D/missing.conf" "missing.conf:$line: \[acl\] ipv4 = 'nosuch.rules': cannot read" \
 	"missing rule file"
+# An IPv6 rule file: a bad port range on line 3, and an IPv4 rule on line 2.
+printf '@2001:db8::/32\t::/0\t0 : 65535\t0 : 65535\t0x06/0xFF\tpermit\n\n' > "$D/bad6.rules"
+printf '@2001:db8::/32\t::/0\t0 : 65535\t443 : 80\t0x06/0xFF\tpermit\n' >> "$D/bad6.rules"
+write_conf "$D/bad6.conf" deny
+sed -i 's/^ipv6 = acl6.rules/ipv6 = bad6.rules/' "$D/bad6.conf"
+expect_error "$D/bad6.conf" \
+	"bad6\.rules:3: .*destination port range: low end above high end: '443 : 80'" \
+	"bad IPv6 rule on line 3"
+printf '# IPv4 in the IPv6 file\n@10.0.0.0/8\t::/0\t0 : 65535\t0 : 65535\t0x06/0xFF\n' \
+	> "$D/bad6.rules"
+expect_error "$D/bad6.conf" \
+	"bad6\.rules:2: .*source prefix is not an IPv6 address: '10\.0\.0\.0' \(IPv4 rules go in \[acl\] ipv4\)" \
+	"IPv4 rule in the IPv6 file"
+rc=0
+timeout 20 "$LANEFWD" -c "$D/bad6.conf" > "$D/start6.log" 2>&1 || rc=$?
+[ "$rc" = 2 ] || die "start with a bad IPv6 rule file: exit $rc, expected 2: $(cat "$D/start6.log")"
+grep -q "bad6\.rules:2: " "$D/start6.log" || die "start with a bad IPv6 rule file: no FILE:LINE"
+
 write_conf "$D/no_file.conf" deny
-sed -i '/^ipv4 = acl.rules/d' "$D/no_file.conf"
+sed -i '/^ipv4 = acl.rules/d; /^ipv6 = acl6.rules/d' "$D/no_file.conf"
 line=$(grep -n '^\[acl\]' "$D/no_file.conf" | cut -d: -f1)
-expect_error "$D/no_file.conf" "no_file.conf:$line: \[acl\]: missing key 'ipv4'" "[acl] without ipv4"
+expect_error "$D/no_file.conf" "no_file.conf:$line: \[acl\]: missing key 'ipv4' or 'ipv6'" \
+	"[acl] without a rule file"
 echo "PASS: acl"

@@ -185,7 +185,8 @@ def check_all(d):
               "prefetch_distance": int(cfg["pipeline"]["prefetch_distance"]),
               "tx_drain_us": int(cfg["pipeline"]["tx_drain_us"]),
               "ipv4_routes": len(cfg["routes4"]), "ipv6_routes": len(cfg["routes6"]),
-              "nexthops": len(cfg["nexthops"]), "acl_rules": 0, "acl_default": "none"}
+              "nexthops": len(cfg["nexthops"]), "acl_rules": 0, "acl6_rules": 0,
+              "acl_default": "none"}
     got = {k: info.get(k) for k in wanted}
     check(got == wanted, f"/lanefwd/info {got}, expected {wanted}")
     elapsed = times["info"] - times["start"]

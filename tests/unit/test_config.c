@@ -330,6 +330,15 @@ static const struct bad_case bad_cases[] = {
 	{ "missing_route_file_abs",
 	  "[routes]\nipv6 = /nonexistent/lfut/r6.txt\n" TAIL,
 	  { "@:2: [routes] ipv6 = '/nonexistent/lfut/r6.txt'", "cannot read" } },
+	{ "acl_no_rule_file",
+	  "[acl]\ndefault = deny\n" TAIL,
+	  { "@:1: [acl]", "missing key 'ipv4' or 'ipv6'" } },
+	{ "acl_missing_ipv6_file",
+	  "[acl]\nipv6 = no-such-acl6.rules\n" TAIL,
+	  { "@:2: [acl] ipv6 = 'no-such-acl6.rules'", "cannot read", "No such file" } },
+	{ "acl_bad_default",
+	  "[acl]\ndefault = allow\nipv6 = /nonexistent/lfut/acl6\n" TAIL,
+	  { "@:2: [acl] default = 'allow'", "expected permit or deny" } },
 	{ "max_routes_zero",
 	  "[routes]\nipv4_max_routes = 0\n" TAIL,
 	  { "@:2: [routes] ipv4_max_routes = '0'", "1 to 67108864" } },
@@ -743,6 +752,47 @@ test_relative_route_paths(void **state)
 	free(cfg);
 }
 
+/*
+ * [acl] with only an IPv6 rule file: the path follows the configuration
+ * file, IPv4 stays unset, and the dump writes the section back.
+ */
+static void
+test_acl_ipv6_only(void **state)
+{
+	struct lf_config *cfg = calloc(1, sizeof(*cfg));
+	struct lf_config *back = calloc(1, sizeof(*back));
+	char err[LF_ERR_LEN], got[PATH_MAX], want[PATH_MAX], dump_path[PATH_MAX];
+	char *rules, *path;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(cfg);
+	assert_non_null(back);
+	rules = write_file("acl6", "v6.rules", "@::/0\t::/0\t0 : 65535\t0 : 65535\t0x00/0x00\n");
+	path = write_file("acl6", "acl6.ini", "[acl]\nipv6 = v6.rules\ndefault = deny\n" TAIL);
+	if (config_load(path, cfg, err, sizeof(err)) != 0)
+		fail_msg("valid file rejected: %s", err);
+	assert_string_equal(cfg->acl.ipv4, "");
+	assert_non_null(realpath(cfg->acl.ipv6, got));
+	assert_non_null(realpath(rules, want));
+	assert_string_equal(got, want);
+	assert_true(cfg->acl.deny);
+
+	snprintf(dump_path, sizeof(dump_path), "%s/acl6/dumped.ini", tmp_dir);
+	f = fopen(dump_path, "w");
+	assert_non_null(f);
+	config_dump(cfg, f);
+	assert_int_equal(fclose(f), 0);
+	remember(strdup(dump_path));
+	if (config_load(dump_path, back, err, sizeof(err)) != 0)
+		fail_msg("dumped file rejected: %s", err);
+	assert_memory_equal(&back->acl, &cfg->acl, sizeof(cfg->acl));
+	config_free(back);
+	config_free(cfg);
+	free(back);
+	free(cfg);
+}
+
 /* rx_queues defaults to the highest polled queue + 1. */
 static void
 test_rx_queues_from_workers(void **state)
@@ -1075,6 +1125,7 @@ main(void)
 		cmocka_unit_test(test_minimal_defaults),
 		cmocka_unit_test(test_full_file),
 		cmocka_unit_test(test_relative_route_paths),
+		cmocka_unit_test(test_acl_ipv6_only),
 		cmocka_unit_test(test_rx_queues_from_workers),
 		cmocka_unit_test(test_tx_only_port),
 		cmocka_unit_test(test_bool_spellings),

@@ -12,9 +12,10 @@
  * drop counters by reason equal to what was sent; no mbuf leaked; and the
  * same output for every prefetch distance. TX back-pressure is checked too.
  * With an ACL (acl_stage.h) on the worker, the same scenarios run through
- * parse -> acl -> fib -> rewrite -> tx: the verdict of each IPv4 packet is
- * worked out here by a linear first-match scan of the rules, denied ones must
- * be counted as acl_deny and freed, IPv6 passes.
+ * parse -> acl -> fib -> rewrite -> tx: the verdict of each IPv4 and IPv6
+ * packet is worked out here by a linear first-match scan of the rules (for
+ * IPv6 after walking the extension headers), denied ones must be counted as
+ * acl_deny and freed; with an IPv6 ACL alone, IPv4 passes unclassified.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -113,8 +114,27 @@ static const char *const acl_lines[] = {
 };
 static struct acl_rule_set acl_rules;
 static struct acl_ctx *test_acl;
-/* Give new workers the ACL. */
+
+/*
+ * The IPv6 ACL of the ACL tests. IPv6 test packets come from fefe::/16 and
+ * may carry Hop-by-Hop and Destination Options headers: the rule on
+ * protocol 0 (the Hop-by-Hop next header) must never match, since the key
+ * holds the upper-layer protocol. fd00::/8 ends in a rule on the last word.
+ */
+static const char *const acl6_lines[] = {
+	"@fefe::/16\t2001:db8:1::/48\t0 : 65535\t0 : 32767\t0x11/0xFF\tpermit",
+	"@::/0\t2001:db8:1::/48\t0 : 65535\t0 : 65535\t0x11/0xFF\tdeny",
+	"@::/0\t::/0\t0 : 65535\t0 : 65535\t0x00/0xFF\tdeny",
+	"@::/0\t2001:db8::/32\t1024 : 65535\t0 : 65535\t0x06/0xFF\tdeny",
+	"@fefe:8000::/17\tfd00::/8\t0 : 65535\t0 : 65535\t0x3A/0xFF\tdeny",
+	"@::/0\tfd00::8000:0/97\t0 : 65535\t0 : 65535\t0x11/0xFF", /* no action: deny */
+};
+static struct acl6_rule_set acl6_rules;
+static struct acl_ctx *test_acl6;
+/* Give new workers the ACLs: 1 both, 2 the IPv6 one only. */
 static int acl_on;
+/* IPv6 packets the reference denied. */
+static unsigned int acl6_denied;
 
 /* xorshift64*: reproducible, reseeded per scenario. */
 static uint64_t rng_state;
@@ -421,6 +441,52 @@ acl_denies(const struct pkt *p)
 	return 0;
 }
 
+/* Does the prefix a/len cover the address b? */
+static int
+prefix6_covers(const uint8_t *a, unsigned int len, const uint8_t *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		if (((a[i / 8] ^ b[i / 8]) >> (7 - i % 8)) & 1)
+			return 0;
+	return 1;
+}
+
+/*
+ * The reference IPv6 ACL: first matching rule of acl6_rules, default permit.
+ * The protocol and ports are those after the extension headers (the test
+ * makes Hop-by-Hop and Destination Options only, never fragments).
+ */
+static int
+acl6_denies(const struct pkt *p)
+{
+	const uint8_t *h = p->b + p->l3;
+	unsigned int off = 40;
+	uint16_t sport = 0, dport = 0;
+	uint8_t proto = h[6];
+	size_t i;
+
+	while (proto == IPPROTO_HOPOPTS || proto == IPPROTO_DSTOPTS) {
+		proto = h[off];
+		off += (h[off + 1] + 1) * 8;
+	}
+	if (proto == IPPROTO_UDP || proto == IPPROTO_TCP) {
+		sport = h[off] << 8 | h[off + 1];
+		dport = h[off + 2] << 8 | h[off + 3];
+	}
+	for (i = 0; i < acl6_rules.n; i++) {
+		const struct acl6_rule *r = &acl6_rules.r[i];
+
+		if (prefix6_covers(r->src, r->src_len, h + 8) &&
+		    prefix6_covers(r->dst, r->dst_len, h + 24) && sport >= r->sport_lo &&
+		    sport <= r->sport_hi && dport >= r->dport_lo && dport <= r->dport_hi &&
+		    (proto & r->proto_mask) == r->proto)
+			return r->action == ACL_DENY;
+	}
+	return 0;
+}
+
 /* Make packet number SEQ of kind K into an mbuf and record its verdict. */
 static struct rte_mbuf *
 make_packet(struct run *r, enum kind k)
@@ -588,11 +654,19 @@ make_packet(struct run *r, enum kind k)
 	 * With an ACL, every IPv4 packet that parse lets through meets it
 	 * before the FIB: a denied one is dropped as acl_deny.
 	 */
-	if (acl_on && p.len > p.l3 && p.b[p.l3 - 2] == 0x08 && p.b[p.l3 - 1] == 0x00 &&
+	if (acl_on == 1 && p.len > p.l3 && p.b[p.l3 - 2] == 0x08 && p.b[p.l3 - 1] == 0x00 &&
 	    (e->good || e->reason == LF_DROP_NO_ROUTE || e->reason == LF_DROP_NO_NEXTHOP) &&
 	    acl_denies(&p)) {
 		e->good = 0;
 		e->reason = LF_DROP_ACL_DENY;
+	}
+	/* The same for IPv6, with either ACL setting. */
+	if (acl_on && p.len > p.l3 && p.b[p.l3 - 2] == 0x86 && p.b[p.l3 - 1] == 0xdd &&
+	    (e->good || e->reason == LF_DROP_NO_ROUTE || e->reason == LF_DROP_NO_NEXTHOP) &&
+	    acl6_denies(&p)) {
+		e->good = 0;
+		e->reason = LF_DROP_ACL_DENY;
+		acl6_denied++;
 	}
 
 	m = rte_pktmbuf_alloc(pool);
@@ -650,7 +724,8 @@ worker_new(uint16_t burst, uint16_t prefetch)
 	w->fib = &fib;
 	w->nh_table = nh_table;
 	w->nh_count = nh_count;
-	w->acl = acl_on ? test_acl : NULL;
+	w->acl = acl_on == 1 ? test_acl : NULL;
+	w->acl6 = acl_on ? test_acl6 : NULL;
 	w->n_tx = N_PORTS;
 	for (p = 0; p < N_PORTS; p++) {
 		w->tx[p].port_id = port_ids[p];
@@ -958,6 +1033,23 @@ group_setup(void **state)
 		fprintf(stderr, "acl_build: %s\n", err);
 		return -1;
 	}
+	acl6_rules.r = calloc(RTE_DIM(acl6_lines), sizeof(*acl6_rules.r));
+	if (acl6_rules.r == NULL)
+		return -1;
+	acl6_rules.cap = RTE_DIM(acl6_lines);
+	for (i = 0; i < RTE_DIM(acl6_lines); i++) {
+		if (acl6_parse_line(acl6_lines[i], &acl6_rules.r[i], err, sizeof(err)) != 1) {
+			fprintf(stderr, "'%s': %s\n", acl6_lines[i], err);
+			return -1;
+		}
+		acl6_rules.r[i].line = i + 1;
+	}
+	acl6_rules.n = RTE_DIM(acl6_lines);
+	test_acl6 = acl6_build(&acl6_rules, ACL_PERMIT, SOCKET_ID_ANY, err, sizeof(err));
+	if (test_acl6 == NULL) {
+		fprintf(stderr, "acl6_build: %s\n", err);
+		return -1;
+	}
 	return 0;
 }
 
@@ -969,6 +1061,8 @@ group_teardown(void **state)
 	(void)state;
 	acl_free(test_acl);
 	acl_rule_set_free(&acl_rules);
+	acl_free(test_acl6);
+	acl6_rule_set_free(&acl6_rules);
 	fib_free(&fib);
 	rewrite_free(nh_table);
 	config_free(cfg);
@@ -1276,10 +1370,11 @@ test_fastpath_matches_staged(void **state)
 /*
  * The ACL stage in the pipeline: mixed bursts of 0, 1, 3, 4, 5, 31, 32, 33
  * and 67 packets (split at 32, and whole with burst 256), then all-good
- * bursts. Denied IPv4 packets are counted as acl_deny and freed (no mbuf
- * leaked), the others come out once, in order, rewritten as usual; IPv6 is
- * not classified and passes. The fused fast path never takes a burst of a
- * worker with an ACL.
+ * bursts. Denied IPv4 and IPv6 packets are counted as acl_deny and freed (no
+ * mbuf leaked), the others come out once, in order, rewritten as usual. The
+ * fused fast path never takes a burst of a worker with an IPv4 ACL. With an
+ * IPv6 ACL alone, IPv4 is not classified and plain IPv4 bursts still take
+ * the fast path.
  */
 static void
 test_acl_stage(void **state)
@@ -1287,18 +1382,22 @@ test_acl_stage(void **state)
 	struct run *r = calloc(1, sizeof(*r));
 	struct rte_mbuf *pkts[4];
 	struct worker *w;
-	unsigned int i, split, six = 0;
+	unsigned int i, split, p, six = 0;
 
 	(void)state;
 	assert_non_null(r);
 	assert_int_equal(acl_num_rules(test_acl), RTE_DIM(acl_lines));
+	assert_int_equal(acl_num_rules(test_acl6), RTE_DIM(acl6_lines));
 	acl_on = 1;
 	good_bursts = 4;
 	for (split = 0; split < 2; split++) {
+		acl6_denied = 0;
 		run_scenario(r, split ? 32 : 256, 4, split, 0x5eed0200 + split);
-		print_message("acl: %u packets, %u forwarded, %" PRIu64 " acl_deny\n", r->n,
-			      r->good, r->drops[LF_DROP_ACL_DENY]);
-		assert_true(r->drops[LF_DROP_ACL_DENY] > 10);
+		print_message("acl: %u packets, %u forwarded, %" PRIu64 " acl_deny, %u of them "
+			      "IPv6\n",
+			      r->n, r->good, r->drops[LF_DROP_ACL_DENY], acl6_denied);
+		assert_true(r->drops[LF_DROP_ACL_DENY] > acl6_denied + 10);
+		assert_true(acl6_denied > 10);
 		assert_true(r->good > 50);
 		for (i = 0; i < r->n; i++)
 			six += r->exp[i].good && r->exp[i].out[12] == 0x86;
@@ -1315,6 +1414,33 @@ test_acl_stage(void **state)
 	assert_false(fastpath_burst(w, pkts, RTE_DIM(pkts)));
 	assert_int_equal(w->n_dropped, 0);
 	rte_pktmbuf_free_bulk(pkts, RTE_DIM(pkts));
+	rte_free(w);
+	plain_only = 0;
+
+	/* The IPv6 ACL alone: only IPv6 packets are denied. */
+	acl_on = 2;
+	acl6_denied = 0;
+	run_scenario(r, 32, 4, 1, 0x5eed0203);
+	assert_true(acl6_denied > 10);
+	assert_int_equal(r->drops[LF_DROP_ACL_DENY], acl6_denied);
+	plain_only = 1;
+	run_scenario(r, 32, 4, 1, 0x5eed0204);
+	assert_int_equal(r->drops[LF_DROP_ACL_DENY], 0);
+	/* A plain IPv4 burst is the fast path's. */
+	w = worker_new(32, 4);
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < RTE_DIM(pkts); i++)
+		pkts[i] = make_packet(r, K_GOOD4);
+	assert_true(fastpath_burst(w, pkts, RTE_DIM(pkts)));
+	worker_flush_tx(w);
+	assert_int_equal(w->stats.tx_pkts, RTE_DIM(pkts));
+	for (p = 0; p < N_PORTS; p++) {
+		struct rte_mbuf *out[64];
+		unsigned int got;
+
+		while ((got = rte_ring_dequeue_burst(rings[p], (void **)out, 64, NULL)) != 0)
+			rte_pktmbuf_free_bulk(out, got);
+	}
 	rte_free(w);
 	plain_only = 0;
 	good_bursts = 1;
