@@ -105,12 +105,22 @@ struct lf_acl_conf {
 	bool deny; /**< default = deny: action of packets no rule of their family's file matches. */
 };
 
+/** [flow]: a flow table per worker caching ACL and FIB decisions (flow.h). */
+struct lf_flow_conf {
+	bool enabled; /**< The section is there. */
+	uint32_t entries; /**< Flows per worker. */
+	uint32_t idle_timeout_ms; /**< 0: flows never age. */
+	bool evict; /**< evict = oldest (true) or none. */
+	bool fat; /**< layout = fat (measurements only) rather than hotcold. */
+};
+
 struct lf_config {
 	char path[LF_PATH_LEN];
 	struct lf_eal_conf eal;
 	struct lf_pipeline_conf pipeline;
 	struct lf_routes_conf routes;
 	struct lf_acl_conf acl;
+	struct lf_flow_conf flow;
 	unsigned int n_ports;
 	struct lf_port_conf ports[LF_MAX_PORTS];
 	unsigned int n_workers;

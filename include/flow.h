@@ -36,7 +36,7 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
-#include "worker.h"
+struct lf_meta;
 
 /**
  * Flow key: 48 bytes, fixed layout, every unused byte zero so that two keys

@@ -59,6 +59,40 @@ lf_rewrite_ipv4_plain(struct rte_mbuf *m, const struct lf_nh *nh)
 	memcpy(eth, nh, 2 * RTE_ETHER_ADDR_LEN);
 }
 
+/**
+ * Rewrite one parsed packet for its next hop: TTL or hop limit down (IPv4
+ * checksum updated incrementally), VLAN tags dropped, destination and source
+ * MAC from macs (12 bytes: destination then source), meta->out = out.
+ */
+static inline void
+lf_rewrite_packet(struct rte_mbuf *m, struct lf_meta *meta, const void *macs, uint16_t out)
+{
+	struct rte_ether_hdr *eth;
+	uint8_t *l3;
+	uint16_t et;
+
+	l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, meta->l3_off);
+	if (meta->af == 4) {
+		lf_ipv4_ttl_dec((struct rte_ipv4_hdr *)l3);
+		et = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	} else {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
+
+		ip->hop_limits--;
+		et = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+	}
+	/* Drop any VLAN tags: the new Ethernet header sits right before L3. */
+	if (unlikely(meta->l3_off != sizeof(*eth))) {
+		rte_pktmbuf_adj(m, meta->l3_off - sizeof(*eth));
+		meta->l4_off -= meta->l4_off ? meta->l3_off - sizeof(*eth) : 0;
+		meta->l3_off = sizeof(*eth);
+	}
+	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	memcpy(eth, macs, 2 * RTE_ETHER_ADDR_LEN);
+	eth->ether_type = et;
+	meta->out = out;
+}
+
 /** Rewrite the burst; returns packets that go on with meta[i].out set. */
 uint16_t rewrite_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
 

@@ -17,6 +17,7 @@
 
 #include "acl.h"
 #include "config.h"
+#include "flow.h"
 #include "hist.h"
 
 /** Drop reasons, each defined once: yields the enum and the names. */
@@ -85,6 +86,7 @@ struct lf_meta {
 	uint8_t af; /**< 4 or 6. */
 	uint8_t l4_proto; /**< IPPROTO_*, after IPv6 extension headers. */
 	uint16_t out; /**< Output port index, set by rewrite. */
+	uint16_t fkey; /**< With a flow table: index of its key in w->flow_keys. */
 };
 
 /** One RX queue a worker polls. */
@@ -151,6 +153,12 @@ struct worker {
 	 */
 	struct lf_tables *const *tables;
 	struct rte_rcu_qsbr *qsv;
+	/* [flow]: the worker's own flow table (flow_stage.h), NULL without
+	 * one. control: creates and frees it; worker: the only user. */
+	struct lf_flow_table *flows;
+	uint64_t flow_expire_tsc; /* worker only: next incremental aging. */
+	uint64_t flow_expire_period; /* control: writes before launch. */
+	uint16_t rx_port; /* worker only: port index of the burst in hand. */
 	unsigned int n_rxq;
 	struct lf_rxq rxq[LF_MAX_RXQ_PER_WORKER];
 	unsigned int n_tx;
@@ -189,6 +197,9 @@ struct worker {
 	uint32_t acl6_res[LF_BURST_MAX];
 	uint16_t acl6_idx[LF_BURST_MAX];
 	uint8_t acl_deny[LF_BURST_MAX]; /* All 0 between bursts. */
+	/* Flow stage: keys and lookup results of the burst. */
+	struct lf_flow_key flow_keys[LF_BURST_MAX];
+	struct lf_flow_hot *flow_hit[LF_BURST_MAX];
 	uint16_t n_dropped;
 	uint32_t n_cksum_sw; /* Software checksum checks on the slow path. */
 	struct rte_mbuf *dropped[LF_BURST_MAX];

@@ -14,6 +14,7 @@
 
 #include "acl.h"
 #include "acl_stage.h"
+#include "flow_stage.h"
 
 /* Ports of a UDP or TCP packet whose L4 header parse found; 0 otherwise. */
 static inline void
@@ -96,7 +97,7 @@ acl_stage_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	for (i = 0, k = 0; i < n; i++) {
 		if (unlikely(w->acl_deny[i])) {
 			w->acl_deny[i] = 0;
-			lf_drop(w, pkts[i], LF_DROP_ACL_DENY);
+			lf_drop_decided(w, pkts[i], &w->meta[i], LF_DROP_ACL_DENY);
 			continue;
 		}
 		if (k != i) {

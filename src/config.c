@@ -381,6 +381,14 @@ static const struct key_def acl_keys[] = {
 	K_SPECIAL("default", "permit or deny"),
 };
 
+static const struct key_def flow_keys[] = {
+	K_UINT(lf_flow_conf, "entries", entries, 1, 1u << 28, "flows per worker, 1 to 268435456"),
+	K_UINT(lf_flow_conf, "idle_timeout_ms", idle_timeout_ms, 0, 86400000,
+	       "milliseconds a flow may stay unseen, 0 (never) to 86400000"),
+	K_SPECIAL("evict", "oldest or none"),
+	K_SPECIAL("layout", "hotcold or fat"),
+};
+
 static const struct key_def port_keys[] = {
 	K_SPECIAL("pci", "a PCI address in the form 0000:3b:00.0"),
 	K_SPECIAL("vdev", "vdev devargs such as net_af_xdp0,iface=veth0"),
@@ -648,6 +656,40 @@ load_acl(struct ctx *c, struct lf_config *cfg, struct rte_cfgfile_entry *e, int 
 }
 
 static int
+load_flow(struct ctx *c, struct lf_config *cfg, struct rte_cfgfile_entry *e, int n)
+{
+	int k, ret;
+
+	cfg->flow.enabled = true;
+	for (k = 0; k < n; k++) {
+		const char *key = e[k].name, *val = e[k].value;
+
+		ret = set_key(c, flow_keys, RTE_DIM(flow_keys), &cfg->flow, key, val);
+		if (ret <= 0) {
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		if (strcmp(key, "evict") == 0) {
+			if (strcmp(val, "oldest") == 0)
+				cfg->flow.evict = true;
+			else if (strcmp(val, "none") == 0)
+				cfg->flow.evict = false;
+			else
+				return key_fail(c, key, val, "expected oldest or none");
+		} else {
+			if (strcmp(val, "hotcold") == 0)
+				cfg->flow.fat = false;
+			else if (strcmp(val, "fat") == 0)
+				cfg->flow.fat = true;
+			else
+				return key_fail(c, key, val, "expected hotcold or fat");
+		}
+	}
+	return 0;
+}
+
+static int
 parse_lcore_id(const char *s, unsigned int *out)
 {
 	uint64_t u;
@@ -874,6 +916,9 @@ set_defaults(struct lf_config *cfg)
 	cfg->routes.ipv4_tbl8 = 4096;
 	cfg->routes.ipv6_max_routes = 1 << 18;
 	cfg->routes.ipv6_tbl8 = 1 << 16;
+	cfg->flow.entries = 1 << 20;
+	cfg->flow.idle_timeout_ms = 30000;
+	cfg->flow.evict = true;
 }
 
 static int
@@ -955,6 +1000,9 @@ config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
 			if (strcmp(name, "acl") == 0) {
 				if (pass == 0 && (ret = load_acl(&c, cfg, entries, n)) < 0)
 					goto out;
+			} else if (strcmp(name, "flow") == 0) {
+				if (pass == 0 && (ret = load_flow(&c, cfg, entries, n)) < 0)
+					goto out;
 			} else if (strcmp(name, "eal") == 0 || strcmp(name, "pipeline") == 0 ||
 				   strcmp(name, "routes") == 0) {
 				const struct key_def *defs;
@@ -992,7 +1040,7 @@ config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
 					goto out;
 			} else {
 				ret = section_fail(&c,
-						   "unknown section; allowed: [eal], [pipeline], [routes], [acl], [port NAME], [worker LCORE], [nexthop ID]");
+						   "unknown section; allowed: [eal], [pipeline], [routes], [acl], [flow], [port NAME], [worker LCORE], [nexthop ID]");
 				goto out;
 			}
 		}
@@ -1074,6 +1122,11 @@ config_dump(const struct lf_config *cfg, FILE *f)
 			fprintf(f, "ipv6 = %s\n", cfg->acl.ipv6);
 		fprintf(f, "default = %s\n", cfg->acl.deny ? "deny" : "permit");
 	}
+	if (cfg->flow.enabled)
+		fprintf(f,
+			"\n[flow]\nentries = %u\nidle_timeout_ms = %u\nevict = %s\nlayout = %s\n",
+			cfg->flow.entries, cfg->flow.idle_timeout_ms,
+			cfg->flow.evict ? "oldest" : "none", cfg->flow.fat ? "fat" : "hotcold");
 	for (i = 0; i < cfg->n_ports; i++) {
 		const struct lf_port_conf *p = &cfg->ports[i];
 

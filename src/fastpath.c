@@ -24,10 +24,11 @@ fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t i, k;
 
 	/*
-	 * The fused path has no ACL stage: never bypass an IPv4 one. It takes
-	 * only bursts of IPv4 packets, so an IPv6 ACL alone cannot be bypassed.
+	 * The fused path has no ACL or flow stage: never bypass an IPv4 ACL or
+	 * a flow table. It takes only bursts of IPv4 packets, so an IPv6 ACL
+	 * alone cannot be bypassed.
 	 */
-	if (w->acl != NULL)
+	if (w->acl != NULL || w->flows != NULL)
 		return false;
 	for (i = 0; i < dist && i < n; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));

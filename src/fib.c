@@ -13,6 +13,7 @@
 #include <rte_mbuf.h>
 
 #include "fib.h"
+#include "flow_stage.h"
 #include "lf_log.h"
 
 int
@@ -116,7 +117,7 @@ fib_compact(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 
 	for (i = 0, k = 0; i < n; i++) {
 		if (unlikely(meta[i].nh == LF_NH_NONE)) {
-			lf_drop(w, pkts[i], LF_DROP_NO_ROUTE);
+			lf_drop_decided(w, pkts[i], &meta[i], LF_DROP_NO_ROUTE);
 			continue;
 		}
 		if (k != i) {

@@ -24,6 +24,7 @@
 #endif
 
 #include "flow.h"
+#include "worker.h"
 
 #define FLOW_SLOTS 8
 /* Keys a lookup pipelines at once; bursts are cut into chunks of this. */

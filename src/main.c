@@ -22,6 +22,7 @@
 #include "acl.h"
 #include "config.h"
 #include "fib.h"
+#include "flow_stage.h"
 #include "lanefwd.h"
 #include "latency.h"
 #include "lf_log.h"
@@ -84,6 +85,17 @@ workers_create(struct lf_app *a, char *err, size_t errlen)
 		w->prefetch = cfg->pipeline.prefetch_distance;
 		w->drain_tsc = (rte_get_tsc_hz() + 999999) / 1000000 * cfg->pipeline.tx_drain_us;
 		tables_adopt(w, a->tables);
+		if (cfg->flow.enabled) {
+			int ret = flow_stage_init(w, &cfg->flow, err, errlen);
+
+			if (ret != 0)
+				return ret;
+			w->flow_expire_period = rte_get_tsc_hz() / 1000000 * LF_FLOW_EXPIRE_US;
+			LF_LOG(INFO, main,
+			       "flow table of lcore %u: %u flows, %.1f MiB on socket %d", w->lcore,
+			       lf_flow_capacity(w->flows), lf_flow_mem_bytes(w->flows) / 1048576.0,
+			       w->socket);
+		}
 		w->quit = &a->quit;
 		w->n_rxq = wc->n_rxq;
 		for (k = 0; k < wc->n_rxq; k++) {
@@ -290,8 +302,10 @@ main(int argc, char **argv)
 out_workers:
 	port_close_all(&app);
 	latency_free(&app);
-	for (i = 0; i < app.n_workers; i++)
+	for (i = 0; i < app.n_workers; i++) {
+		flow_stage_free(app.workers[i]);
 		rte_free(app.workers[i]);
+	}
 	app.n_workers = 0;
 	reload_free(&app);
 	tables_free(app.tables);

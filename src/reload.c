@@ -52,6 +52,8 @@ restart_needed(const struct lf_config *o, const struct lf_config *n)
 		return "[eal]";
 	if (memcmp(&o->pipeline, &n->pipeline, sizeof(o->pipeline)) != 0)
 		return "[pipeline]";
+	if (memcmp(&o->flow, &n->flow, sizeof(o->flow)) != 0)
+		return "[flow]";
 	if (o->n_ports != n->n_ports)
 		return "the set of [port] sections";
 	for (i = 0; i < n->n_ports; i++)

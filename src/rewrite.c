@@ -13,6 +13,7 @@
 #include <rte_mbuf.h>
 
 #include "cksum.h"
+#include "flow_stage.h"
 #include "rewrite.h"
 
 struct lf_nh *
@@ -51,36 +52,6 @@ rewrite_free(struct lf_nh *table)
 	rte_free(table);
 }
 
-static inline void
-rewrite_one(struct rte_mbuf *m, struct lf_meta *meta, const struct lf_nh *nh)
-{
-	struct rte_ether_hdr *eth;
-	uint8_t *l3;
-	uint16_t et;
-
-	l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, meta->l3_off);
-	if (meta->af == 4) {
-		lf_ipv4_ttl_dec((struct rte_ipv4_hdr *)l3);
-		et = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	} else {
-		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
-
-		ip->hop_limits--;
-		et = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
-	}
-	/* Drop any VLAN tags: the new Ethernet header sits right before L3. */
-	if (unlikely(meta->l3_off != sizeof(*eth))) {
-		rte_pktmbuf_adj(m, meta->l3_off - sizeof(*eth));
-		meta->l4_off -= meta->l4_off ? meta->l3_off - sizeof(*eth) : 0;
-		meta->l3_off = sizeof(*eth);
-	}
-	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	/* dst and src are adjacent in both structs: one 12-byte copy. */
-	memcpy(eth, nh, 2 * RTE_ETHER_ADDR_LEN);
-	eth->ether_type = et;
-	meta->out = nh->out;
-}
-
 uint16_t
 rewrite_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -93,11 +64,11 @@ rewrite_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 		const struct lf_nh *nh;
 
 		if (unlikely(meta[i].nh >= count || table[meta[i].nh].out == LF_NH_INVALID)) {
-			lf_drop(w, pkts[i], LF_DROP_NO_NEXTHOP);
+			lf_drop_decided(w, pkts[i], &meta[i], LF_DROP_NO_NEXTHOP);
 			continue;
 		}
 		nh = &table[meta[i].nh];
-		rewrite_one(pkts[i], &meta[i], nh);
+		lf_rewrite_packet(pkts[i], &meta[i], &nh->dst, nh->out);
 		if (k != i) {
 			pkts[k] = pkts[i];
 			meta[k] = meta[i];

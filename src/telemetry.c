@@ -114,6 +114,15 @@ tel_info_locked(const char *cmd __rte_unused, const char *params __rte_unused,
 				     app->tables->acl == NULL && app->tables->acl6 == NULL ? "none"
 					     : cfg->acl.deny                               ? "deny"
 							     : "permit");
+	if (cfg->flow.enabled) {
+		size_t mem = 0;
+		unsigned int i;
+
+		for (i = 0; i < app->n_workers; i++)
+			mem += lf_flow_mem_bytes(app->workers[i]->flows);
+		rte_tel_data_add_dict_u64(d, "flow_entries_per_worker", cfg->flow.entries);
+		rte_tel_data_add_dict_u64(d, "flow_memory_bytes", mem);
+	}
 	rte_tel_data_add_dict_u64(d, "generation", app->tables->gen);
 	rte_tel_data_add_dict_u64(d, "reloads", app->reloads);
 	rte_tel_data_add_dict_u64(d, "reload_failures", app->reload_failures);
@@ -250,6 +259,65 @@ tel_workers_locked(const char *cmd __rte_unused, const char *params, struct rte_
 		if (wd == NULL)
 			return -ENOMEM;
 		worker_dict(app, app->workers[i], wd);
+		snprintf(key, sizeof(key), "%u", app->workers[i]->lcore);
+		rte_tel_data_add_dict_container(d, key, wd, 0);
+	}
+	return 0;
+}
+
+static void
+flow_dict(const struct worker *w, struct rte_tel_data *d)
+{
+	const struct lf_flow_stats *st = lf_flow_stats(w->flows);
+	const uint64_t cap = lf_flow_capacity(w->flows);
+	const uint64_t count = LF_STAT_READ(st->count);
+	const uint64_t lookups = LF_STAT_READ(st->lookups);
+	const uint64_t hits = LF_STAT_READ(st->hits);
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "lcore", w->lcore);
+	rte_tel_data_add_dict_int(d, "socket", w->socket);
+	rte_tel_data_add_dict_u64(d, "capacity", cap);
+	rte_tel_data_add_dict_u64(d, "flows", count);
+	rte_tel_data_add_dict_u64(d, "occupancy_percent", cap ? (count * 100 + cap / 2) / cap : 0);
+	rte_tel_data_add_dict_u64(d, "memory_bytes", lf_flow_mem_bytes(w->flows));
+	rte_tel_data_add_dict_u64(d, "lookups", lookups);
+	rte_tel_data_add_dict_u64(d, "hits", hits);
+	rte_tel_data_add_dict_u64(d, "misses", LF_STAT_READ(st->misses));
+	rte_tel_data_add_dict_u64(d, "hit_percent",
+				  lookups ? (hits * 100 + lookups / 2) / lookups : 0);
+	rte_tel_data_add_dict_u64(d, "inserts", LF_STAT_READ(st->inserts));
+	rte_tel_data_add_dict_u64(d, "evictions", LF_STAT_READ(st->evictions));
+	rte_tel_data_add_dict_u64(d, "expired", LF_STAT_READ(st->expired));
+	rte_tel_data_add_dict_u64(d, "overflow", LF_STAT_READ(st->overflow));
+}
+
+/* Per worker flow table figures; flow tables are fixed at start (no lock). */
+static int
+tel_flows(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	const struct lf_app *app = tel_app;
+	unsigned int i;
+
+	if (app == NULL)
+		return -ENODEV;
+	rte_tel_data_start_dict(d);
+	if (params != NULL && params[0] != '\0') {
+		rte_tel_data_add_dict_string(d, "error", "/lanefwd/flows takes no parameter");
+		return 0;
+	}
+	if (app->n_workers == 0 || app->workers[0]->flows == NULL) {
+		rte_tel_data_add_dict_string(d, "error",
+					     "no flow tables: the config has no [flow]");
+		return 0;
+	}
+	for (i = 0; i < app->n_workers; i++) {
+		struct rte_tel_data *wd = rte_tel_data_alloc();
+		char key[32];
+
+		if (wd == NULL)
+			return -ENOMEM;
+		flow_dict(app->workers[i], wd);
 		snprintf(key, sizeof(key), "%u", app->workers[i]->lcore);
 		rte_tel_data_add_dict_container(d, key, wd, 0);
 	}
@@ -491,6 +559,9 @@ telemetry_init(struct lf_app *app)
 	if (ret == 0)
 		ret = rte_telemetry_register_cmd("/lanefwd/latency_reset", tel_latency_reset,
 						 "Clear the latency histograms. No parameters");
+	if (ret == 0)
+		ret = rte_telemetry_register_cmd("/lanefwd/flows", tel_flows,
+						 "Per-worker flow table: flows, capacity, memory, hits, misses, evictions. No parameters");
 	if (ret == 0)
 		ret = rte_telemetry_register_cmd("/lanefwd/reload", tel_reload,
 						 "Reload routes, next hops and ACL rules from the config files. No parameters");

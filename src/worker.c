@@ -13,6 +13,7 @@
 #include "acl_stage.h"
 #include "fastpath.h"
 #include "fib.h"
+#include "flow_stage.h"
 #include "lf_log.h"
 #include "parse.h"
 #include "rewrite.h"
@@ -30,12 +31,16 @@ void
 worker_process_staged(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
 	n = parse_burst(w, pkts, n);
+	if (w->flows != NULL && likely(n != 0))
+		n = flow_stage_burst(w, pkts, n);
 	if ((w->acl != NULL || w->acl6 != NULL) && likely(n != 0))
 		n = acl_stage_burst(w, pkts, n);
 	if (likely(n != 0))
 		n = fib_burst(w, pkts, n);
 	if (likely(n != 0))
 		n = rewrite_burst(w, pkts, n);
+	if (w->flows != NULL && n != 0)
+		flow_learn_burst(w, pkts, n);
 	if (likely(n != 0))
 		tx_burst(w, pkts, n);
 	lf_drops_flush(w);
@@ -97,6 +102,7 @@ worker_main(void *arg)
 			if (n == 0)
 				continue;
 			got += n;
+			w->rx_port = rq->port_idx;
 			w->rx_tsc = rte_rdtsc();
 			worker_process_burst(w, pkts, n);
 		}
@@ -121,6 +127,11 @@ worker_main(void *arg)
 			/* Nothing more is coming now: holding packets only adds latency. */
 			worker_flush_tx(w);
 			w->last_drain = now;
+		}
+		/* Flow aging, a slice at a time: every ~100 us, busy or not. */
+		if (w->flows != NULL && now >= w->flow_expire_tsc) {
+			flow_stage_expire(w, now, LF_FLOW_EXPIRE_BUDGET);
+			w->flow_expire_tsc = now + w->flow_expire_period;
 		}
 		prev = now;
 		/* Every packet of this iteration is past the lookups: none

@@ -86,20 +86,90 @@ mac = 02:00:00:00:0b:04
 EOF
 
 $PY "$LF_SRCDIR/tests/integration/pcap_forward.py" gen "$D" || die "cannot generate traffic"
+# Three copies of the input back to back: every flow comes back, which the
+# flow-cache run below needs, and the checks cover each copy alike. The
+# checker tells forwarded frames apart by IPv4 id or IPv6 flow label (not
+# part of a flow's key), so the copies get new ones (IPv4 checksum updated
+# as RFC 1624 does, so it stays exactly as right or wrong as it was).
+$PY - "$D" <<'PYEOF' || die "cannot repeat the input"
+import json, os, struct, sys
+sys.path.insert(0, os.path.join(os.environ["LF_SRCDIR"], "tests", "integration"))
+import lftest
+d = sys.argv[1]
+frames = lftest.read_pcap(os.path.join(d, "in.pcap"))
+manifest = json.load(open(os.path.join(d, "manifest.json")))
+out, seen = [], set()
+for c in range(3):
+    for fr, m in zip(frames, manifest):
+        fr = bytearray(fr)
+        if m["reason"] is None:
+            et, off = lftest.l3_of(bytes(fr))
+            if et == lftest.ETH_IPV4:
+                old_id, ck = struct.unpack("!H", fr[off + 4:off + 6])[0], \
+                    struct.unpack("!H", fr[off + 10:off + 12])[0]
+                new_id = (old_id + c * 4099) & 0xFFFF
+                s = (~ck & 0xFFFF) + (~old_id & 0xFFFF) + new_id
+                s = (s & 0xFFFF) + (s >> 16)
+                s = (s & 0xFFFF) + (s >> 16)
+                fr[off + 4:off + 6] = struct.pack("!H", new_id)
+                fr[off + 10:off + 12] = struct.pack("!H", ~s & 0xFFFF)
+            else:
+                w = struct.unpack("!I", fr[off:off + 4])[0]
+                label = ((w & 0xFFFFF) + c * 0x40000) & 0xFFFFF
+                fr[off:off + 4] = struct.pack("!I", (w & ~0xFFFFF) | label)
+            key = lftest.packet_key(bytes(fr))
+            assert key not in seen, "copy %d: key %s twice" % (c, key)
+            seen.add(key)
+        out.append(bytes(fr))
+lftest.write_pcap(os.path.join(d, "in.pcap"), out)
+json.dump(manifest * 3, open(os.path.join(d, "manifest.json"), "w"))
+PYEOF
 "$LANEFWD" -c "$D/lanefwd.conf" --check-config > /dev/null || die "config rejected"
 
-lf_start "$D/lanefwd.conf"
-lf_wait_settled
-lf_tel_save /lanefwd/stats "$D/tel_stats.json"
-lf_tel_save /lanefwd/workers "$D/tel_workers.json"
-lf_tel_save /lanefwd/info "$D/tel_info.json"
-lf_tel_save /eal/params "$D/tel_eal_params.json"
-for p in 0 1; do
-	lf_tel_save "/ethdev/info,$p" "$D/tel_ethdev_info_$p.json"
-	lf_tel_save "/ethdev/stats,$p" "$D/tel_ethdev_stats_$p.json"
-done
-lf_stop_rc
-[ "$LF_EXIT" = 0 ] || die "lanefwd exited with status $LF_EXIT after SIGINT"
+# run_check CONFIG: forward the input once, then check every output.
+run_check() {
+	rm -f "$D"/out_p*.pcap "$D"/tel_*.json
+	lf_start "$1"
+	lf_wait_settled
+	lf_tel_save /lanefwd/stats "$D/tel_stats.json"
+	lf_tel_save /lanefwd/workers "$D/tel_workers.json"
+	lf_tel_save /lanefwd/info "$D/tel_info.json"
+	lf_tel_save /lanefwd/flows "$D/tel_flows.json"
+	lf_tel_save /eal/params "$D/tel_eal_params.json"
+	for p in 0 1; do
+		lf_tel_save "/ethdev/info,$p" "$D/tel_ethdev_info_$p.json"
+		lf_tel_save "/ethdev/stats,$p" "$D/tel_ethdev_stats_$p.json"
+	done
+	lf_stop_rc
+	[ "$LF_EXIT" = 0 ] || die "lanefwd exited with status $LF_EXIT after SIGINT"
+	$PY "$LF_SRCDIR/tests/integration/pcap_forward.py" check "$D" || die "output check failed ($1)"
+}
 
-$PY "$LF_SRCDIR/tests/integration/pcap_forward.py" check "$D" || die "output check failed"
+run_check "$D/lanefwd.conf"
+cp "$D/out_p0.pcap" "$D/slow_p0.pcap"
+cp "$D/out_p1.pcap" "$D/slow_p1.pcap"
+
+# The same input through the flow cache: the first packet of a flow takes the
+# slow path and leaves its verdict, the rest of the flow takes the cached one.
+# Same checks, and the same frames as the run without it; the second and
+# third copies are (almost) all hits. Eviction: tests/unit/test_pipeline.c.
+{ cat "$D/lanefwd.conf"; printf '\n[flow]\nentries = 1024\n'; } > "$D/lanefwd-flow.conf"
+run_check "$D/lanefwd-flow.conf"
+$PY - "$D" <<'PYEOF' || die "flow cache output or figures"
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ["LF_SRCDIR"], "tests", "integration"))
+import lftest
+d = sys.argv[1]
+for p in ("p0", "p1"):
+    slow = lftest.read_pcap(os.path.join(d, "slow_%s.pcap" % p))
+    fast = lftest.read_pcap(os.path.join(d, "out_%s.pcap" % p))
+    assert fast == slow, "%s: the frames differ with the flow cache" % p
+d = json.load(open(os.path.join(d, "tel_flows.json")))["/lanefwd/flows"]
+w = d["1"]
+print("pcap_forward, flow cache: %(lookups)d lookups, %(hits)d hits, %(inserts)d inserts, "
+      "%(evictions)d evictions, %(flows)d flows of %(capacity)d" % w)
+assert w["capacity"] == 1024, w
+assert w["hits"] >= 2 * w["inserts"] - 10, w
+assert w["lookups"] == w["hits"] + w["misses"], w
+PYEOF
 echo "PASS: pcap_forward"

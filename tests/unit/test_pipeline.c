@@ -133,6 +133,10 @@ static struct acl6_rule_set acl6_rules;
 static struct acl_ctx *test_acl6;
 /* Give new workers the ACLs: 1 both, 2 the IPv6 one only. */
 static int acl_on;
+/* With a flow table: the one every new worker gets, and its generation. */
+static struct lf_flow_table *test_flows;
+static uint32_t test_gen = 1;
+
 /* IPv6 packets the reference denied. */
 static unsigned int acl6_denied;
 
@@ -726,6 +730,8 @@ worker_new(uint16_t burst, uint16_t prefetch)
 	w->nh_count = nh_count;
 	w->acl = acl_on == 1 ? test_acl : NULL;
 	w->acl6 = acl_on ? test_acl6 : NULL;
+	w->flows = test_flows;
+	w->gen = test_gen;
 	w->n_tx = N_PORTS;
 	for (p = 0; p < N_PORTS; p++) {
 		w->tx[p].port_id = port_ids[p];
@@ -1448,6 +1454,109 @@ test_acl_stage(void **state)
 	free(r);
 }
 
+/* Lookups, hits and misses of the shared flow table so far. */
+static void
+flow_counts(uint64_t *lookups, uint64_t *hits, uint64_t *misses)
+{
+	const struct lf_flow_stats *st = lf_flow_stats(test_flows);
+
+	*lookups = st->lookups;
+	*hits = st->hits;
+	*misses = st->misses;
+}
+
+/*
+ * Run the scenario of seed twice with the current ACL and generation: the
+ * first pass leaves a verdict for every flow (or finds it), the second must
+ * be all hits; both must give the output and counters the reference
+ * expects, and the same output.
+ */
+static void
+flow_two_passes(struct run *r1, struct run *r2, uint64_t seed, const char *what)
+{
+	uint64_t l0, h0, m0, l1, h1, m1;
+	unsigned int p;
+
+	run_scenario(r1, 32, 4, 1, seed);
+	flow_counts(&l0, &h0, &m0);
+	run_scenario(r2, 32, 4, 1, seed);
+	flow_counts(&l1, &h1, &m1);
+	print_message("flow cache, %s: second pass %" PRIu64 " lookups, %" PRIu64 " hits\n", what,
+		      l1 - l0, h1 - h0);
+	assert_true(l1 - l0 > 100);
+	assert_int_equal(h1 - h0, l1 - l0);
+	for (p = 0; p < N_PORTS; p++)
+		assert_int_equal(r2->hash[p], r1->hash[p]);
+}
+
+/*
+ * The flow cache gives the decisions of the tables in force, never older
+ * ones. The same flows go through a worker with a flow table: without the
+ * ACL (forward verdicts cached), then under a new generation with the ACL
+ * (the flows it denies must now be dropped, not forwarded by a cached
+ * verdict), then under a third generation without it again. Each step checks
+ * the output against the reference, and that a second pass is all hits.
+ * Last, a table far smaller than the flow count: evictions, same output.
+ */
+static void
+test_flow_cache(void **state)
+{
+	struct lf_flow_params fp = {
+		.name = "lfut_flows",
+		.capacity = 4096,
+		.socket = SOCKET_ID_ANY,
+		.evict = LF_FLOW_EVICT_OLDEST,
+	};
+	struct run *r1 = calloc(1, sizeof(*r1)), *r2 = calloc(1, sizeof(*r2));
+	const uint64_t seed = 0x5eed0300;
+	uint64_t plain_hash[N_PORTS];
+	unsigned int p;
+
+	(void)state;
+	assert_non_null(r1);
+	assert_non_null(r2);
+	good_bursts = 4;
+	test_flows = lf_flow_create(&fp);
+	assert_non_null(test_flows);
+
+	acl_on = 0;
+	flow_two_passes(r1, r2, seed, "no ACL");
+	assert_int_equal(r1->drops[LF_DROP_ACL_DENY], 0);
+	assert_true(r1->drops[LF_DROP_NO_ROUTE] > 0);
+	for (p = 0; p < N_PORTS; p++)
+		plain_hash[p] = r1->hash[p];
+
+	test_gen++;
+	acl_on = 1;
+	flow_two_passes(r1, r2, seed, "ACL, new generation");
+	assert_true(r1->drops[LF_DROP_ACL_DENY] > 10);
+	assert_int_equal(r2->drops[LF_DROP_ACL_DENY], r1->drops[LF_DROP_ACL_DENY]);
+
+	test_gen++;
+	acl_on = 0;
+	flow_two_passes(r1, r2, seed, "no ACL, third generation");
+	assert_int_equal(r1->drops[LF_DROP_ACL_DENY], 0);
+	for (p = 0; p < N_PORTS; p++)
+		assert_int_equal(r1->hash[p], plain_hash[p]);
+	lf_flow_free(test_flows);
+
+	/* Far more flows than entries: evictions, and still every packet as
+	 * the reference expects, in order. */
+	fp.capacity = 16;
+	test_flows = lf_flow_create(&fp);
+	assert_non_null(test_flows);
+	run_scenario(r1, 32, 4, 1, seed);
+	run_scenario(r2, 32, 4, 1, seed);
+	for (p = 0; p < N_PORTS; p++)
+		assert_int_equal(r2->hash[p], plain_hash[p]);
+	assert_true(lf_flow_stats(test_flows)->evictions > 0);
+	lf_flow_free(test_flows);
+	test_flows = NULL;
+	good_bursts = 1;
+	free(r1);
+	free(r2);
+}
+
 #define T(f) cmocka_unit_test_teardown(f, check_pool)
 
 int
@@ -1464,6 +1573,7 @@ main(void)
 		T(test_tx_full),
 		T(test_fastpath_matches_staged),
 		T(test_acl_stage),
+		T(test_flow_cache),
 	};
 
 	return cmocka_run_group_tests_name("pipeline", tests, group_setup, group_teardown);
