@@ -175,7 +175,8 @@ const struct lf_flow_stats *lf_flow_stats(const struct lf_flow_table *t);
  *
  * @param prefetch pipeline distance in keys: the bucket of key i + 2d and
  *   the entry of key i + d are prefetched while key i is compared; 0 runs
- *   every key to completion without prefetch.
+ *   every key to completion without prefetch; values above 32 act as 32
+ *   (the pipeline works on chunks of 64 keys).
  * @param now current TSC.
  */
 void lf_flow_lookup_burst(struct lf_flow_table *t, const struct lf_flow_key *keys, uint16_t n,

@@ -7,7 +7,7 @@ PKGS=(
 	build-essential pkg-config meson ninja-build
 	dpdk dpdk-dev dpdk-doc libnuma-dev libbpf-dev libxdp-dev libpcap-dev
 	libcmocka-dev
-	python3 python3-scapy tshark clang-format git
+	python3 python3-scapy python3-matplotlib tshark clang-format git
 	iproute2 iputils-ping iperf3 ethtool procps
 )
 

@@ -49,7 +49,7 @@ rnd(void)
 }
 
 static struct lf_flow_table *
-mk_table_b(uint32_t capacity, enum lf_flow_layout layout, enum lf_flow_evict evict,
+make_table(uint32_t capacity, enum lf_flow_layout layout, enum lf_flow_evict evict,
 	   uint64_t timeout, uint32_t buckets)
 {
 	struct lf_flow_params p = {
@@ -70,7 +70,7 @@ mk_table_b(uint32_t capacity, enum lf_flow_layout layout, enum lf_flow_evict evi
 static struct lf_flow_table *
 mk(uint32_t capacity, enum lf_flow_layout layout, enum lf_flow_evict evict, uint64_t timeout)
 {
-	return mk_table_b(capacity, layout, evict, timeout, 0);
+	return make_table(capacity, layout, evict, timeout, 0);
 }
 
 /* IPv4 key number i (distinct for distinct i < 2^32). */
@@ -781,7 +781,7 @@ static void
 pressure(enum lf_flow_layout layout, enum lf_flow_evict evict, uint32_t cap, uint32_t buckets,
 	 unsigned int ops)
 {
-	struct lf_flow_table *t = mk_table_b(cap, layout, evict, 0, buckets);
+	struct lf_flow_table *t = make_table(cap, layout, evict, 0, buckets);
 	const struct lf_flow_stats *st = lf_flow_stats(t);
 	uint64_t gone = 0, refused = 0;
 	unsigned int op, j;
