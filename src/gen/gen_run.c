@@ -72,10 +72,15 @@ tx_build(struct gen_txer *t, unsigned int n, bool warm)
 	t->pend_warm = warm;
 }
 
-/* One TX iteration at TSC now; returns true once TX is over for this trial. */
+/*
+ * One TX iteration at TSC now; returns true once TX is over for this trial.
+ * Packets due before t_end are all sent, however late the last poll comes,
+ * so a paced trial sends exactly rate x duration (unless interrupted).
+ */
 static bool
 gen_tx_poll(struct gen_txer *t, uint64_t now)
 {
+	const uint64_t first_due = t->pace.next;
 	unsigned int n;
 	bool stop = now >= t->t_end || *t->quit;
 
@@ -90,16 +95,17 @@ gen_tx_poll(struct gen_txer *t, uint64_t now)
 			t->n_pend = t->pend_off = 0;
 		}
 	}
-	if (stop)
+	if (*t->quit || (stop && t->pps == 0))
 		return true;
-	n = gen_pace_due(&t->pace, now, t->burst);
+	n = gen_pace_due(&t->pace, stop ? t->t_end - 1 : now, t->burst);
 	if (n == 0)
-		return false;
+		return stop;
 	if (unlikely(rte_pktmbuf_alloc_bulk(t->pool, t->pend, n) != 0)) {
 		GEN_STAT_ADD(t->st.alloc_fail, 1);
 		return false;
 	}
-	tx_build(t, n, now < t->t_measure);
+	/* Warm-up or measured: by the due time of the burst's first packet. */
+	tx_build(t, n, t->pps != 0 ? first_due < t->t_measure : now < t->t_measure);
 	tx_send_pending(t, now);
 	return false;
 }
