@@ -400,17 +400,18 @@ void gen_pkt_tmpl_init(struct gen_pkt_tmpl *t, uint8_t family, uint8_t proto,
 /**
  * Write the headers of a frame of frame_size bytes (FCS included, >=
  * min_frame) for flow tuple ft and the stamp's id part into buf; returns the
- * number of bytes the frame has in memory (frame_size - FCS). The payload
- * after the stamp must already be zeros (the generator's TX pool is zeroed
+ * number of bytes the frame has in memory (frame_size - FCS). Sets every
+ * checksum (the frame is valid once gen_pkt_finish has stamped it). The
+ * payload after the stamp must already be zeros (the generator's TX pool is zeroed
  * once and only headers and stamps are ever written into it).
  */
 uint16_t gen_pkt_build(const struct gen_pkt_tmpl *t, uint8_t *buf, const struct gen_flow_tuple *ft,
 		       uint16_t frame_size, uint16_t magic, uint32_t flow, uint32_t seq);
 
 /**
- * Write the TSC into the stamp of a frame gen_pkt_build wrote and set the
- * L4 checksum (computed over the pseudo header, the L4 header and the stamp:
- * the rest of the payload is zeros and adds nothing).
+ * Write the TSC and the check into the stamp of a frame gen_pkt_build wrote.
+ * gen_pkt_build already set the L4 checksum: a complete stamp adds the
+ * ones'-complement negative zero to it, whatever its TSC (see gen_pkt.c).
  */
 void gen_pkt_finish(const struct gen_pkt_tmpl *t, uint8_t *buf, uint64_t tsc);
 
