@@ -66,6 +66,7 @@ struct gen_opts {
 	bool loopback;
 	uint64_t seed;
 	double link_wait_s;
+	double linger_s; /**< After the run: wait this long for the peer to go down. */
 	unsigned int mbufs;
 };
 
@@ -177,6 +178,15 @@ int gen_port_start(uint16_t port, struct rte_mempool *rx_pool, uint16_t max_len,
 		   size_t errlen);
 /** Wait until the link of port is up (at most wait_s seconds); whether it is. */
 bool gen_port_wait_link(uint16_t port, double wait_s, volatile bool *quit);
+
+/**
+ * Wait until port's link is down (the peer closed it), at most wait_s
+ * seconds or until *quit. --linger uses it so that the generator closes its
+ * memif ports only after the peer stopped polling them: DPDK 22.11's memif
+ * PMD unmaps the shared regions on disconnect without waiting for a thread
+ * that is inside rx/tx burst on them, so a peer still polling can crash.
+ */
+bool gen_port_wait_down(uint16_t port, double wait_s, volatile bool *quit);
 /** Create a ring port whose TX comes back on its RX (--loopback); port id or -errno. */
 int gen_port_loopback(void);
 

@@ -447,6 +447,14 @@ main(int argc, char **argv)
 	fflush(stdout);
 	ret = c->o.search ? run_search(c) : run_fixed(c);
 	rc = ret == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	if (c->o.linger_s > 0) {
+		bool down = gen_port_wait_down(c->tx_port, c->o.linger_s, &quit) &&
+			gen_port_wait_down(c->rx_port, c->o.linger_s, &quit);
+
+		printf("lanefwd-gen: %s\n",
+		       down ? "peer closed the links" : "--linger: links still up, closing");
+		fflush(stdout);
+	}
 out_ports:
 	state_free(c);
 	RTE_ETH_FOREACH_DEV (p) {

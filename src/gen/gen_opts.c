@@ -48,6 +48,7 @@ enum {
 	OPT_LOOPBACK,
 	OPT_SEED,
 	OPT_LINK_WAIT,
+	OPT_LINGER,
 	OPT_MBUFS,
 	OPT_HELP,
 };
@@ -89,6 +90,7 @@ static const struct option longopts[] = {
 	{ "loopback", no_argument, NULL, OPT_LOOPBACK },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "link-wait", required_argument, NULL, OPT_LINK_WAIT },
+	{ "linger", required_argument, NULL, OPT_LINGER },
 	{ "mbufs", required_argument, NULL, OPT_MBUFS },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -109,6 +111,8 @@ gen_usage(FILE *f, const char *prog)
 		"  --loopback           add a ring port whose TX comes back on its RX and use it for\n"
 		"                       both (the generator's own measurement floor)\n"
 		"  --link-wait S        seconds to wait for link up (default 10)\n"
+		"  --linger S           after the run, keep the ports open until every link is\n"
+		"                       down (the peer closed them) or S seconds pass (default 0)\n"
 		"  --mbufs N            mbufs per pool (default 16383)\n"
 		"packets:\n"
 		"  --dst-mac MAC        destination MAC (default 02:00:00:00:00:01)\n"
@@ -428,6 +432,10 @@ gen_opts_parse(struct gen_opts *o, int argc, char **argv, char *err, size_t errl
 		case OPT_LINK_WAIT:
 			if (parse_double(optarg, 0, 3600, &o->link_wait_s) != 0)
 				BAD("--link-wait %s: allowed 0-3600 s", optarg);
+			break;
+		case OPT_LINGER:
+			if (parse_double(optarg, 0, 3600, &o->linger_s) != 0)
+				BAD("--linger %s: allowed 0-3600 s", optarg);
 			break;
 		case OPT_MBUFS:
 			if (parse_u64(optarg, 1023, 16777215, &v) != 0)

@@ -109,6 +109,21 @@ gen_port_wait_link(uint16_t port, double wait_s, volatile bool *quit)
 	return false;
 }
 
+bool
+gen_port_wait_down(uint16_t port, double wait_s, volatile bool *quit)
+{
+	const uint64_t end = rte_get_timer_cycles() + (uint64_t)(wait_s * rte_get_timer_hz());
+	struct rte_eth_link link;
+
+	do {
+		if (rte_eth_link_get_nowait(port, &link) == 0 &&
+		    link.link_status == RTE_ETH_LINK_DOWN)
+			return true;
+		usleep(10000);
+	} while (!*quit && rte_get_timer_cycles() < end);
+	return false;
+}
+
 int
 gen_port_loopback(void)
 {
