@@ -84,6 +84,8 @@ struct lf_pipeline_conf {
 	uint32_t mbufs; /**< Per socket; 0: computed. */
 	uint16_t mbuf_cache;
 	bool latency; /**< Record RX->TX residence histograms. */
+	char latency_clock[16]; /**< "tsc" or "hw" (RX timestamps of the ports). */
+	bool latency_hw; /**< latency_clock = hw. */
 };
 
 struct lf_routes_conf {

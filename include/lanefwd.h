@@ -68,6 +68,15 @@ struct lf_app {
 	struct lf_hist *lat_total[LF_MAX_WORKERS]; /**< Since start or reset. */
 	struct lf_hist *lat_interval[LF_MAX_WORKERS]; /**< The last interval. */
 	uint64_t lat_interval_ms; /**< Its length. */
+	/* latency_clock = hw: each port's device clock -> TSC map (hwclock.h),
+	 * indexed by port index. control: publishes every 100 ms; workers:
+	 * read. NULL with latency_clock = tsc. */
+	struct lf_hwclock *hwclk;
+	int ts_off; /**< RX timestamp dynamic field offset. */
+	uint64_t ts_flag; /**< Its ol_flags bit. */
+	uint64_t hwclk_dev_start[LF_MAX_PORTS]; /**< First sample, for the rate. */
+	uint64_t hwclk_tsc_start[LF_MAX_PORTS];
+	uint64_t hwclk_last_tsc;
 	uint64_t lat_last_tsc;
 	uint64_t start_tsc;
 	time_t start_time;

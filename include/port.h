@@ -24,6 +24,14 @@ void port_pools_free(struct lf_app *app);
 /** Find, configure and start every port. */
 int port_init_all(struct lf_app *app, char *err, size_t errlen);
 
+/**
+ * latency_clock = hw: sample every port's device clock against the TSC and
+ * publish the maps the workers convert RX timestamps with (every 100 ms
+ * from the main loop; first: the initial 10 ms calibration).
+ */
+void port_hwclock_update(struct lf_app *app, bool first);
+void port_hwclock_free(struct lf_app *app);
+
 /** Stop and close every started port. */
 void port_close_all(struct lf_app *app);
 

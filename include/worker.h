@@ -66,6 +66,7 @@ struct lf_worker_stats {
 	uint64_t busy_cycles; /**< TSC cycles of loop iterations with packets. */
 	uint64_t idle_cycles; /**< TSC cycles of empty iterations. */
 	uint64_t ipv4_cksum_sw; /**< IPv4 headers checked in software. */
+	uint64_t rx_hw_stamped; /**< Bursts timed from a hardware RX timestamp. */
 	uint64_t drops[LF_DROP_COUNT];
 	uint64_t burst_hist[LF_BURST_HIST_BUCKETS];
 } __rte_cache_aligned;
@@ -121,6 +122,7 @@ struct lf_nh {
 
 struct lf_fib;
 struct lf_tables;
+struct lf_hwclock;
 struct rte_rcu_qsbr;
 
 struct worker {
@@ -164,6 +166,15 @@ struct worker {
 	unsigned int n_tx;
 	const volatile bool *quit;
 	bool latency; /* Record residence times. */
+	/*
+	 * latency_clock = hw: a burst's RX time is the hardware timestamp of
+	 * its first packet, mapped to the TSC through hwclk[port index]
+	 * (hwclock.h). control: sets these before launch and publishes the
+	 * maps; worker: reads. hwclk NULL: the TSC when rx_burst returned.
+	 */
+	const struct lf_hwclock *hwclk;
+	int ts_off;
+	uint64_t ts_flag;
 
 	/*
 	 * Residence (RX burst returned -> TX burst handed to the PMD)

@@ -363,6 +363,7 @@ static const struct key_def pipeline_keys[] = {
 	K_UINT(lf_pipeline_conf, "mbuf_cache", mbuf_cache, 0, 512,
 	       "per-lcore mbuf cache, 0 to 512"),
 	K_BOOL(lf_pipeline_conf, "latency", latency, "yes or no"),
+	K_STR(lf_pipeline_conf, "latency_clock", latency_clock, "tsc or hw"),
 };
 
 static const struct key_def routes_keys[] = {
@@ -912,6 +913,7 @@ set_defaults(struct lf_config *cfg)
 	cfg->pipeline.mbufs = 0;
 	cfg->pipeline.mbuf_cache = 256;
 	cfg->pipeline.latency = true;
+	strlcpy(cfg->pipeline.latency_clock, "tsc", sizeof(cfg->pipeline.latency_clock));
 	cfg->routes.ipv4_max_routes = 1 << 20;
 	cfg->routes.ipv4_tbl8 = 4096;
 	cfg->routes.ipv6_max_routes = 1 << 18;
@@ -934,6 +936,18 @@ check_eal(struct ctx *c, const struct lf_config *cfg)
 	if (cfg->eal.iova_mode[0] != '\0' && strcmp(cfg->eal.iova_mode, "va") != 0 &&
 	    strcmp(cfg->eal.iova_mode, "pa") != 0)
 		return key_fail(c, "iova_mode", cfg->eal.iova_mode, "expected va or pa");
+	return 0;
+}
+
+static int
+check_pipeline(struct ctx *c, struct lf_config *cfg)
+{
+	c->section = "pipeline";
+	if (strcmp(cfg->pipeline.latency_clock, "hw") == 0)
+		cfg->pipeline.latency_hw = true;
+	else if (strcmp(cfg->pipeline.latency_clock, "tsc") != 0)
+		return key_fail(c, "latency_clock", cfg->pipeline.latency_clock,
+				"expected tsc (the TSC when the RX burst returns) or hw (the ports' RX timestamps)");
 	return 0;
 }
 
@@ -1047,6 +1061,8 @@ config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
 	}
 	ret = check_eal(&c, cfg);
 	if (ret == 0)
+		ret = check_pipeline(&c, cfg);
+	if (ret == 0)
 		ret = cross_check(&c, cfg);
 out:
 	free(entries);
@@ -1103,9 +1119,10 @@ config_dump(const struct lf_config *cfg, FILE *f)
 		fprintf(f, "extra = %s\n", cfg->eal.extra);
 	fprintf(f,
 		"\n[pipeline]\nburst = %u\nprefetch_distance = %u\ntx_drain_us = %u\n"
-		"mbufs = %u\nmbuf_cache = %u\nlatency = %s\n",
+		"mbufs = %u\nmbuf_cache = %u\nlatency = %s\nlatency_clock = %s\n",
 		cfg->pipeline.burst, cfg->pipeline.prefetch_distance, cfg->pipeline.tx_drain_us,
-		cfg->pipeline.mbufs, cfg->pipeline.mbuf_cache, yesno(cfg->pipeline.latency));
+		cfg->pipeline.mbufs, cfg->pipeline.mbuf_cache, yesno(cfg->pipeline.latency),
+		cfg->pipeline.latency_clock);
 	fprintf(f, "\n[routes]\n");
 	if (cfg->routes.ipv4[0] != '\0')
 		fprintf(f, "ipv4 = %s\n", cfg->routes.ipv4);

@@ -85,6 +85,9 @@ workers_create(struct lf_app *a, char *err, size_t errlen)
 		w->prefetch = cfg->pipeline.prefetch_distance;
 		w->drain_tsc = (rte_get_tsc_hz() + 999999) / 1000000 * cfg->pipeline.tx_drain_us;
 		tables_adopt(w, a->tables);
+		w->hwclk = a->hwclk;
+		w->ts_off = a->ts_off;
+		w->ts_flag = a->ts_flag;
 		if (cfg->flow.enabled) {
 			int ret = flow_stage_init(w, &cfg->flow, err, errlen);
 
@@ -287,6 +290,8 @@ main(int argc, char **argv)
 		}
 		if (rte_rdtsc() - app.lat_last_tsc >= rte_get_tsc_hz())
 			latency_collect(&app);
+		if (app.hwclk != NULL && rte_rdtsc() - app.hwclk_last_tsc >= rte_get_tsc_hz() / 10)
+			port_hwclock_update(&app, false);
 		if (rte_rdtsc() - last_link > rte_get_tsc_hz() || last_link == 0) {
 			port_log_links(&app);
 			last_link = rte_rdtsc();
@@ -312,6 +317,7 @@ out_workers:
 	app.tables = NULL;
 out_ports:
 	port_close_all(&app);
+	port_hwclock_free(&app);
 	port_pools_free(&app);
 	rte_eal_cleanup();
 out_routes:

@@ -14,9 +14,13 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <rte_cycles.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_mempool.h>
 
+#include "hwclock.h"
 #include "lf_log.h"
 #include "port.h"
 
@@ -230,6 +234,15 @@ port_init_one(struct lf_app *app, unsigned int p, char *err, size_t errlen)
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
 		port->rx_ipv4_cksum = true;
 	}
+	if (app->cfg.pipeline.latency_hw && queue_owner(&app->cfg, p, 0) >= 0) {
+		if (!(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP)) {
+			snprintf(err, errlen,
+				 "[port %s] (%s, driver %s): [pipeline] latency_clock = hw needs RX timestamps (RTE_ETH_RX_OFFLOAD_TIMESTAMP), which the port does not offer; use latency_clock = tsc",
+				 pc->name, pc->devname, info.driver_name);
+			return -ENOTSUP;
+		}
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+	}
 	conf.rxmode.mtu = pc->mtu;
 
 	ret = rte_eth_dev_configure(id, pc->rx_queues, pc->tx_queues, &conf);
@@ -282,6 +295,17 @@ port_init_one(struct lf_app *app, unsigned int p, char *err, size_t errlen)
 	if (ret != 0)
 		goto fail_call;
 	port->started = true;
+	if (conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
+		uint64_t clk;
+
+		ret = rte_eth_read_clock(id, &clk);
+		if (ret != 0) {
+			snprintf(err, errlen,
+				 "[port %s] (%s): [pipeline] latency_clock = hw needs the device clock (rte_eth_read_clock): %s",
+				 pc->name, pc->devname, strerror(-ret));
+			return ret;
+		}
+	}
 	if (queue_owner(&app->cfg, p, 0) < 0)
 		LF_LOG(WARNING, port,
 		       "port %s is polled by no worker: it only transmits, what it receives is dropped by the device",
@@ -304,12 +328,76 @@ port_init_all(struct lf_app *app, char *err, size_t errlen)
 	unsigned int p;
 	int ret;
 
+	if (app->cfg.pipeline.latency_hw) {
+		ret = rte_mbuf_dyn_rx_timestamp_register(&app->ts_off, &app->ts_flag);
+		if (ret != 0) {
+			snprintf(err, errlen, "cannot register the RX timestamp mbuf field: %s",
+				 rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+		app->hwclk = rte_zmalloc("lf_hwclock", sizeof(*app->hwclk) * LF_MAX_PORTS,
+					 RTE_CACHE_LINE_SIZE);
+		if (app->hwclk == NULL) {
+			snprintf(err, errlen, "cannot allocate the clock maps");
+			return -ENOMEM;
+		}
+	}
 	for (p = 0; p < app->cfg.n_ports; p++) {
 		ret = port_init_one(app, p, err, errlen);
 		if (ret != 0)
 			return ret;
 	}
+	if (app->hwclk != NULL)
+		port_hwclock_update(app, true);
 	return 0;
+}
+
+/* One (device clock, TSC) sample, the TSC read on both sides of the call. */
+static int
+hwclock_sample(uint16_t id, uint64_t *dev, uint64_t *tsc)
+{
+	const uint64_t t1 = rte_rdtsc_precise();
+	int ret = rte_eth_read_clock(id, dev);
+	const uint64_t t2 = rte_rdtsc_precise();
+
+	*tsc = t1 + (t2 - t1) / 2;
+	return ret;
+}
+
+void
+port_hwclock_update(struct lf_app *app, bool first)
+{
+	unsigned int p;
+
+	if (app->hwclk == NULL)
+		return;
+	for (p = 0; p < app->cfg.n_ports; p++) {
+		uint64_t dev, tsc, mult;
+
+		if (!app->ports[p].started ||
+		    hwclock_sample(app->ports[p].port_id, &dev, &tsc) != 0)
+			continue;
+		if (first) {
+			/* The rate from 10 ms; every update refines it. */
+			app->hwclk_dev_start[p] = dev;
+			app->hwclk_tsc_start[p] = tsc;
+			rte_delay_us_sleep(10000);
+			if (hwclock_sample(app->ports[p].port_id, &dev, &tsc) != 0)
+				continue;
+		}
+		mult = lf_hwclock_ratio(tsc - app->hwclk_tsc_start[p],
+					dev - app->hwclk_dev_start[p]);
+		if (mult != 0)
+			lf_hwclock_publish(&app->hwclk[p], dev, tsc, mult);
+	}
+	app->hwclk_last_tsc = rte_rdtsc();
+}
+
+void
+port_hwclock_free(struct lf_app *app)
+{
+	rte_free(app->hwclk);
+	app->hwclk = NULL;
 }
 
 void

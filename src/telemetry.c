@@ -35,6 +35,7 @@ telemetry_worker_snapshot(const struct worker *w, struct lf_worker_stats *out)
 	out->busy_cycles = LF_STAT_READ(s->busy_cycles);
 	out->idle_cycles = LF_STAT_READ(s->idle_cycles);
 	out->ipv4_cksum_sw = LF_STAT_READ(s->ipv4_cksum_sw);
+	out->rx_hw_stamped = LF_STAT_READ(s->rx_hw_stamped);
 	for (i = 0; i < LF_DROP_COUNT; i++)
 		out->drops[i] = LF_STAT_READ(s->drops[i]);
 	for (i = 0; i < LF_BURST_HIST_BUCKETS; i++)
@@ -105,6 +106,7 @@ tel_info_locked(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "burst", cfg->pipeline.burst);
 	rte_tel_data_add_dict_u64(d, "prefetch_distance", cfg->pipeline.prefetch_distance);
 	rte_tel_data_add_dict_u64(d, "tx_drain_us", cfg->pipeline.tx_drain_us);
+	rte_tel_data_add_dict_string(d, "latency_clock", cfg->pipeline.latency_clock);
 	rte_tel_data_add_dict_u64(d, "ipv4_routes", app->tables->fib.n4);
 	rte_tel_data_add_dict_u64(d, "ipv6_routes", app->tables->fib.n6);
 	rte_tel_data_add_dict_u64(d, "nexthops", cfg->n_nexthops);
@@ -209,6 +211,7 @@ worker_dict(const struct lf_app *app, const struct worker *w, struct rte_tel_dat
 		rte_tel_data_add_dict_u64(d, key, s.drops[i]);
 	}
 	rte_tel_data_add_dict_u64(d, "ipv4_cksum_sw", s.ipv4_cksum_sw);
+	rte_tel_data_add_dict_u64(d, "rx_hw_stamped", s.rx_hw_stamped);
 	rte_tel_data_add_dict_u64(d, "polls", s.polls);
 	rte_tel_data_add_dict_u64(d, "busy_polls", s.busy_polls);
 	rte_tel_data_add_dict_u64(d, "busy_cycles", s.busy_cycles);

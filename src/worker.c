@@ -8,12 +8,14 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_rcu_qsbr.h>
 
 #include "acl_stage.h"
 #include "fastpath.h"
 #include "fib.h"
 #include "flow_stage.h"
+#include "hwclock.h"
 #include "lf_log.h"
 #include "parse.h"
 #include "rewrite.h"
@@ -65,6 +67,26 @@ worker_flush_tx(struct worker *w)
 		tx_flush(w, &w->tx[i]);
 }
 
+/*
+ * latency_clock = hw: the burst arrived when its first (oldest) packet was
+ * stamped by the port, which may be well before rx_burst returned; never
+ * later (a map slightly off must not make residence shorter than software
+ * would measure).
+ */
+static inline void
+worker_rx_time_hw(struct worker *w, const struct rte_mbuf *m, uint16_t port_idx)
+{
+	uint64_t t;
+
+	if (unlikely(!(m->ol_flags & w->ts_flag)))
+		return;
+	t = lf_hwclock_to_tsc(&w->hwclk[port_idx],
+			      *RTE_MBUF_DYNFIELD(m, w->ts_off, const rte_mbuf_timestamp_t *));
+	if (t < w->rx_tsc)
+		w->rx_tsc = t;
+	LF_STAT_ADD(w->stats.rx_hw_stamped, 1);
+}
+
 int
 worker_main(void *arg)
 {
@@ -104,6 +126,8 @@ worker_main(void *arg)
 			got += n;
 			w->rx_port = rq->port_idx;
 			w->rx_tsc = rte_rdtsc();
+			if (w->hwclk != NULL)
+				worker_rx_time_hw(w, pkts[0], rq->port_idx);
 			worker_process_burst(w, pkts, n);
 		}
 		now = rte_rdtsc();

@@ -46,6 +46,7 @@ conf() {
 	[pipeline]
 	burst = 32
 	latency = $1
+	latency_clock = ${2:-tsc}
 	[routes]
 	ipv4 = routes4.txt
 	ipv4_max_routes = 1024
@@ -137,4 +138,16 @@ grep -q "^lanefwd: total: rx $N tx $N drops 0" "$LF_TMP/lanefwd.log" || die "fin
 if grep -q "residence ns" "$LF_TMP/lanefwd.log"; then
 	die "residence recorded with latency = no"
 fi
+
+# --- latency_clock = hw on ports without RX timestamps: refused at start ---
+# (the pcap PMD of DPDK 22.11 offers neither RTE_ETH_RX_OFFLOAD_TIMESTAMP
+# nor rte_eth_read_clock; a port that has both is needed for the hw path)
+conf yes hw
+set +e
+"$LANEFWD" -c "$D/lanefwd.conf" > "$D/hw.log" 2>&1
+rc=$?
+set -e
+[ "$rc" -ne 0 ] || die "latency_clock = hw started on pcap ports"
+grep -q "\[port p0\] (net_pcap0, driver net_pcap): \[pipeline\] latency_clock = hw needs RX timestamps" \
+	"$D/hw.log" || { cat "$D/hw.log" >&2; die "latency_clock = hw: no clear error naming the port"; }
 echo "latency: ok"

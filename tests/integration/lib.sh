@@ -32,6 +32,9 @@ die() {
 
 # lf_start CONFIG: start lanefwd and wait until its workers run.
 lf_start() {
+	# Empty the log first: a restart must not find the last run's "running"
+	# line before the new process has truncated the file.
+	: > "$LF_TMP/lanefwd.log"
 	"$LANEFWD" -c "$1" > "$LF_TMP/lanefwd.log" 2>&1 &
 	LF_PID=$!
 	local i
