@@ -30,4 +30,17 @@
  */
 bool fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
 
+/**
+ * The fused path of a worker with a flow table (w->flows): when every packet
+ * of the burst is plain IPv4, one pass checks them and builds their flow
+ * keys, one lookup serves the burst, and the packets up to the first miss
+ * take their cached verdict: rewritten from the entry (next-hop MACs,
+ * output port) or dropped. From the first miss on, the packets go through
+ * parse and the slow tail (ACL, FIB, rewrite, verdict cached, TX), in
+ * order. Same output and counters as the staged pipeline with the flow
+ * stage (tests/unit/test_pipeline.c).
+ * @return false, having changed nothing, if a packet is not plain IPv4.
+ */
+bool fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
+
 #endif /* LF_FASTPATH_H */

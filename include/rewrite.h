@@ -48,15 +48,15 @@ lf_ipv4_ttl_dec(struct rte_ipv4_hdr *ip)
 	ip->hdr_checksum = lf_cksum_ttl_dec(ip->hdr_checksum);
 }
 
-/** Rewrite an untagged IPv4 packet for next hop nh (what rewrite_burst does). */
+/** Rewrite an untagged IPv4 packet for the MACs at macs (what rewrite_burst does). */
 static inline void
-lf_rewrite_ipv4_plain(struct rte_mbuf *m, const struct lf_nh *nh)
+lf_rewrite_ipv4_plain(struct rte_mbuf *m, const void *macs)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 
 	lf_ipv4_ttl_dec((struct rte_ipv4_hdr *)(eth + 1));
-	/* dst and src are adjacent in both structs: one 12-byte copy. */
-	memcpy(eth, nh, 2 * RTE_ETHER_ADDR_LEN);
+	/* Destination then source MAC, 12 bytes (struct lf_nh, a flow entry). */
+	memcpy(eth, macs, 2 * RTE_ETHER_ADDR_LEN);
 }
 
 /**

@@ -254,6 +254,13 @@ void worker_process_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
  */
 void worker_process_staged(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
 
+/**
+ * The stages after parse (and the flow stage) for packets that need the
+ * tables: acl -> fib -> rewrite -> (with a flow table) verdict cached -> tx.
+ * Drops are queued; the caller flushes them.
+ */
+void worker_slow_tail(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
+
 /** Send every buffered packet now. */
 void worker_flush_tx(struct worker *w);
 

@@ -11,6 +11,8 @@
 
 #include "fastpath.h"
 #include "fib.h"
+#include "flow_stage.h"
+#include "parse.h"
 #include "parse_fast.h"
 #include "rewrite.h"
 #include "tx.h"
@@ -60,11 +62,83 @@ fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 			lf_drop(w, m, LF_DROP_NO_NEXTHOP);
 			continue;
 		}
-		lf_rewrite_ipv4_plain(m, &table[nh]);
+		lf_rewrite_ipv4_plain(m, &table[nh].dst);
 		w->meta[k].out = table[nh].out;
 		pkts[k++] = m;
 	}
 	if (k != 0)
 		tx_burst(w, pkts, k);
+	return true;
+}
+
+bool
+fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	const uint16_t dist = w->prefetch;
+	const uint32_t gen = w->gen;
+	struct lf_meta meta = { .l3_off = RTE_ETHER_HDR_LEN, .af = 4 };
+	uint8_t sw[LF_BURST_MAX];
+	uint64_t n_sw = 0;
+	uint16_t i, k, first;
+
+	for (i = 0; i < dist && i < n; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	/* Pass 1: check every packet (reads only) and build its flow key. */
+	for (i = 0; i < n; i++) {
+		unsigned int proto, need, r;
+		uint32_t dst;
+
+		if (dist != 0 && i + dist < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + dist], void *));
+		r = lf_parse_ipv4_plain(pkts[i], &proto, &need, &dst);
+		if (unlikely(r == 0))
+			return false;
+		sw[i] = (uint8_t)(r - 1);
+		/* The meta parse_burst would give it: the same key. */
+		meta.l4_off = need ? RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) : 0;
+		meta.l4_proto = (uint8_t)proto;
+		lf_flow_key_from_pkt(pkts[i], &meta, w->rx_port, 0, &w->flow_keys[i]);
+	}
+	lf_flow_lookup_burst(w->flows, w->flow_keys, n, dist, w->rx_tsc, w->flow_hit);
+
+	/* Pass 2: the packets up to the first miss take their cached verdict. */
+	for (first = 0; first < n; first++) {
+		const struct lf_flow_hot *e = w->flow_hit[first];
+
+		if (e == NULL || !lf_flow_verdict_valid(e, gen))
+			break;
+	}
+	for (i = 0, k = 0; i < first; i++) {
+		struct lf_flow_hot *e = w->flow_hit[i];
+		struct rte_mbuf *m = pkts[i];
+
+		n_sw += sw[i];
+		lf_flow_count(e, m->pkt_len);
+		if (unlikely(e->action != LF_FLOW_FORWARD)) {
+			lf_drop(w, m, (enum lf_drop)e->action);
+			continue;
+		}
+		lf_rewrite_ipv4_plain(m, &e->dst_mac);
+		w->meta[k].out = e->out_port;
+		pkts[k++] = m;
+	}
+	LF_STAT_ADD(w->stats.ipv4_cksum_sw, n_sw);
+	if (k != 0)
+		tx_burst(w, pkts, k);
+	if (first == n)
+		return true;
+
+	/*
+	 * From the first miss on: the slow path, in order. Every one of these
+	 * passed the check above, so parse keeps them all (it accepts all the
+	 * plain check accepts) and their keys are where pass 1 put them.
+	 */
+	for (i = first; i < n; i++)
+		pkts[i - first] = pkts[i];
+	k = parse_burst(w, pkts, n - first);
+	RTE_VERIFY(k == n - first);
+	for (i = 0; i < k; i++)
+		w->meta[i].fkey = first + i;
+	worker_slow_tail(w, pkts, k);
 	return true;
 }

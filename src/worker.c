@@ -35,6 +35,13 @@ worker_process_staged(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	n = parse_burst(w, pkts, n);
 	if (w->flows != NULL && likely(n != 0))
 		n = flow_stage_burst(w, pkts, n);
+	worker_slow_tail(w, pkts, n);
+	lf_drops_flush(w);
+}
+
+void
+worker_slow_tail(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
 	if ((w->acl != NULL || w->acl6 != NULL) && likely(n != 0))
 		n = acl_stage_burst(w, pkts, n);
 	if (likely(n != 0))
@@ -45,13 +52,13 @@ worker_process_staged(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 		flow_learn_burst(w, pkts, n);
 	if (likely(n != 0))
 		tx_burst(w, pkts, n);
-	lf_drops_flush(w);
 }
 
 void
 worker_process_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
-	if (likely(fastpath_burst(w, pkts, n))) {
+	if (likely(w->flows != NULL ? fastpath_flow_burst(w, pkts, n)
+				    : fastpath_burst(w, pkts, n))) {
 		lf_drops_flush(w);
 		return;
 	}
