@@ -53,6 +53,8 @@ GEN_CPU = 0          # generator lcore; the forwarders' main lcore / control thr
 FWD_CPU = 1          # the forwarding lcore
 LOCK = "/tmp/lanefwd-bench.lock"
 DST_IP = "198.18.1.1"     # l3fwd's built-in 198.18.1.0/24 -> port 1
+SETTINGS = ("window", "warmup", "trial", "ndr_loss", "precision", "flows", "min_share",
+            "retries", "max_wait", "bursts", "loads", "lock")
 PCTS = (("p50", "p50_ns"), ("p99", "p99_ns"), ("p99.9", "p99_9_ns"),
         ("p99.99", "p99_99_ns"))
 DRAIN = 2.6          # generator --drain on load runs, s
@@ -663,19 +665,50 @@ mac = 02:00:00:00:00:01
     def fwd(self, key):
         return next((f for f in self.fwds if f.key == key), None)
 
+    def finalize(self):
+        """Everything the report needs, with temporary paths and EAL prefixes
+        replaced, so that results.json alone regenerates the report."""
+        self.commands = [self.clean(c) for c in COMMANDS]
+        self.machine_rows = self.machine()
+        for f in self.fwds:
+            f.cmd_shown = self.clean(quote(f.cmd)) if f.cmd else None
+            f.conf_shown = self.clean(f.conf) if f.conf else None
+            for r in f.searches + f.runs:
+                if "argv" in r:
+                    r["cmd"] = self.clean(quote(r.pop("argv"))) + " --json FILE"
+
     def results_json(self):
         return {
             "date": self.date, "git": self.git_head, "command": self.command,
-            "machine": dict(self.machine()), "loopback": self.loopback,
+            "elapsed_s": self.elapsed, "machine": self.machine_rows,
+            "commands": self.commands, "loopback": self.loopback,
             "ref_ndr": self.ref_ndr, "loads": self.loads, "failures": self.failures,
-            "settings": {k: getattr(self.a, k) for k in
-                         ("window", "warmup", "trial", "ndr_loss", "precision", "flows",
-                          "min_share", "retries", "max_wait", "bursts", "loads")},
+            "settings": {k: getattr(self.a, k) for k in SETTINGS},
             "forwarders": [{"key": f.key, "label": f.label, "kind": f.kind, "burst": f.burst,
                             "error": f.error, "searches": f.searches, "runs": f.runs,
-                            "crashes": f.crashes}
+                            "crashes": f.crashes, "cmd": f.cmd_shown, "conf": f.conf_shown}
                            for f in self.fwds],
         }
+
+    @classmethod
+    def from_json(cls, path):
+        """A report-only instance from a results.json (--report)."""
+        with open(path) as fh:
+            j = json.load(fh)
+        b = cls.__new__(cls)
+        b.a = argparse.Namespace(**j["settings"])
+        for k in ("date", "command", "loopback", "ref_ndr", "loads", "failures", "commands"):
+            setattr(b, k, j[k])
+        b.git_head, b.elapsed, b.machine_rows = j["git"], j["elapsed_s"], j["machine"]
+        b.fwds = []
+        for x in j["forwarders"]:
+            f = Fwd(x["key"], x["label"], x["kind"], x["burst"])
+            f.error, f.searches, f.runs, f.crashes = x["error"], x["searches"], x["runs"], \
+                x["crashes"]
+            f.search = f.searches[-1] if f.searches else None
+            f.cmd_shown, f.conf_shown = x["cmd"], x["conf"]
+            b.fwds.append(f)
+        return b
 
     def print_summary(self):
         print("\n%-28s %9s %5s | %s" % ("forwarder", "NDR Mpps", "gen?",
@@ -952,7 +985,7 @@ mac = 02:00:00:00:00:01
         L += self.discussion()
         L.append("## Machine\n")
         L.append("| | |\n|---|---|")
-        for k, v in self.machine():
+        for k, v in self.machine_rows:
             L.append("| %s | %s |" % (k, v.replace("|", "/")))
         L.append("")
         L.append("## Harness and commands\n")
@@ -996,34 +1029,32 @@ mac = 02:00:00:00:00:01
         L.append("Run from the repository root (`$T` is the script's temporary directory, "
                  "`PREFIX`/`GPREFIX` unique EAL file prefixes):\n")
         L.append("```sh")
-        for c in COMMANDS:
-            L.append(self.clean(c))
+        L += self.commands
         for f in self.fwds:
-            if f.cmd is None:
+            if f.cmd_shown is None:
                 continue
-            L.append("# %s" % f.label)
+            L.append("# %s: for each command below, start the forwarder, run it, stop the "
+                     "forwarder (kill -INT PID)" % f.label)
             if f.kind == "lanefwd":
                 L.append("$T/lanefwd -c $T/PREFIX.ini   # the configuration below, "
                          "burst = %d" % f.burst)
             else:
-                L.append(self.clean(quote(f.cmd)))
-            for argv in ([f.search["argv"]] if f.search else []) + \
-                    [r["argv"] for r in self.best_runs(f) if "argv" in r]:
-                c = self.clean(quote(argv)) + " --json FILE"
-                L.append(c)
-            L.append("kill -INT PID   # the forwarder, by its own pid")
+                L.append(f.cmd_shown)
+            for r in ([f.search] if f.search else []) + self.best_runs(f):
+                if "cmd" in r:
+                    L.append(r["cmd"])
         L.append("# lanefwd only, per load, with one connection of the stock client:")
         L.append("dpdk-telemetry.py -f PREFIX   # reads from stdin: /lanefwd/latency until "
                  "its interval changes, /lanefwd/latency_reset and /lanefwd/workers,%d at "
                  "the start of the window; /lanefwd/workers,%d at its end; "
                  "/lanefwd/latency 2.2 s after the generator exits" % (FWD_CPU, FWD_CPU))
         L.append("```\n")
-        lf = next((f for f in self.fwds if f.conf), None)
+        lf = next((f for f in self.fwds if f.conf_shown), None)
         if lf:
             L.append("lanefwd configuration (%s; the other bursts differ only in `burst`):\n"
                      % lf.label)
             L.append("```ini")
-            L.append(self.clean(lf.conf).rstrip())
+            L.append(lf.conf_shown.rstrip())
             L.append("```\n")
         L.append("## Every run\n")
         L.append("Retries included: a window that was contended, or lost packets at the "
@@ -1102,6 +1133,17 @@ mac = 02:00:00:00:00:01
                      "packets, so each NDR is below what the generator sent unpaced; on "
                      "this machine that loss can be a descheduled forwarder as much as its "
                      "capacity (see the cpu share during the search).")
+        ref = self.fwds[0] if self.fwds and self.fwds[0].search else None
+        if ref and ref.search["gen_bound"]:
+            L.append("* **The reference NDR is the generator's limit**, so the %d%% load "
+                     "runs lanefwd-gen itself at about %d%% of what it can send and "
+                     "receive on its one lcore. Its RX poll shares a loop with TX, so at "
+                     "that load a packet can wait in the memif ring while the generator "
+                     "builds and sends a burst: the end-to-end figures then include the "
+                     "generator's own queueing, and loss there can be the generator's. "
+                     "lanefwd's residence histogram is the forwarder-only figure; l3fwd "
+                     "has none, so the lanefwd/l3fwd ratios at that load compare two "
+                     "runs of the same saturated generator." % (max(a.loads), max(a.loads)))
         L.append("* **Head-of-line blocking is a property of full bursts.** At a load the "
                  "forwarder handles easily most polls return a few packets (pkts / busy "
                  "poll), whatever the configured burst: a larger burst changes only what "
@@ -1174,10 +1216,24 @@ def main():
                     " not with --quick)")
     ap.add_argument("--no-doc", action="store_true")
     ap.add_argument("--json", help="also write the raw results here")
+    ap.add_argument("--report", metavar="RESULTS_JSON",
+                    help="run nothing: rewrite the report (--doc, default "
+                    "docs/benchmarks-latency.md) and its plots from a results.json")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     ap.add_argument("--lanefwd", default=os.path.join(ROOT, "build", "lanefwd"))
     ap.add_argument("--lanefwd-gen", default=os.path.join(ROOT, "build", "lanefwd-gen"))
     a = ap.parse_args()
+    if a.report:
+        b = LatBench.from_json(a.report)
+        doc = a.doc or os.path.join(ROOT, "docs", "benchmarks-latency.md")
+        outdir = os.path.splitext(doc)[0]
+        os.makedirs(outdir, exist_ok=True)
+        b.plots(outdir)
+        if os.path.realpath(a.report) != os.path.realpath(os.path.join(outdir,
+                                                                         "results.json")):
+            shutil.copy(a.report, os.path.join(outdir, "results.json"))
+        b.write_doc(doc, None)
+        return 0
     argv_shown = "scripts/bench-latency.sh" + ("" if len(sys.argv) == 1 else " " +
                                                  quote(sys.argv[1:]))
     if a.quick:
@@ -1227,6 +1283,7 @@ def main():
         b.tsc_hz, b.tsc_src = b.tsc()
         b.date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         b.print_summary()
+        b.finalize()
         res = b.results_json()
         if a.json:
             with open(a.json, "w") as f:
