@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# lanefwd latency suite: [pipeline] burst 8-256 against tail latency, and DPDK
+# l3fwd as the peer, over memif with lanefwd-gen (NDR search, then 50% and
+# 90% of the reference NDR). Writes docs/benchmarks-latency.md and its plots
+# and raw figures under docs/benchmarks-latency/ (a full run takes about 8
+# minutes). Holds /tmp/lanefwd-bench.lock around each forwarder's runs.
+#
+#   sudo scripts/bench-latency.sh            # the full run behind the doc
+#   sudo scripts/bench-latency.sh --quick    # bursts 32 and 128, short windows, no docs
+#   scripts/bench-latency.sh --help          # every option (scripts/bench_latency.py)
+#
+# Needs root (hugepages), two CPUs (generator and control on CPU 0, the
+# forwarding lcore on CPU 1) and the Debian dpdk, dpdk-dev, dpdk-doc and
+# python3-matplotlib packages (scripts/deps.sh). Exit status 1 when a run
+# fails or the generator loses packets at the lowest load.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+for a in "$@"; do
+	case "$a" in
+	-h | --help) exec /usr/bin/python3 scripts/bench_latency.py --help ;;
+	esac
+done
+if [ "$(id -u)" -ne 0 ]; then
+	echo "bench-latency.sh: run as root (hugepages, vdevs)" >&2
+	exit 1
+fi
+if [ "$(nproc --all)" -lt 2 ]; then
+	echo "bench-latency.sh: needs at least 2 CPUs (generator on 0, forwarder on 1)" >&2
+	exit 1
+fi
+scripts/deps.sh
+scripts/hugepages.sh >/dev/null
+if [ ! -f build/build.ninja ]; then
+	meson setup build
+fi
+ninja -C build lanefwd lanefwd-gen
+exec /usr/bin/python3 scripts/bench_latency.py "$@"
