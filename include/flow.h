@@ -29,8 +29,11 @@
 #ifndef LF_FLOW_H
 #define LF_FLOW_H
 
+#include <netinet/in.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_common.h>
 #include <rte_ether.h>
@@ -149,6 +152,62 @@ struct lf_flow_table;
  */
 void lf_flow_key_from_pkt(const struct rte_mbuf *m, const struct lf_meta *meta, uint16_t in_port,
 			  uint16_t vlan, struct lf_flow_key *k);
+
+/**
+ * The key lf_flow_key_from_pkt() gives an IPv4 packet, from its fields
+ * (addresses and ports as they are in the packet, network order; ports 0
+ * when the packet has none), written as six 8-byte stores.
+ */
+static inline void
+lf_flow_key_ipv4(struct lf_flow_key *k, uint8_t proto, uint16_t in_port, uint16_t vlan,
+		 uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport)
+{
+	uint64_t *w = (uint64_t *)k;
+
+	RTE_BUILD_BUG_ON(sizeof(*k) != 48);
+	RTE_BUILD_BUG_ON(offsetof(struct lf_flow_key, src) != 16);
+	RTE_BUILD_BUG_ON(offsetof(struct lf_flow_key, dst) != 32);
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	w[0] = 4 | (uint64_t)proto << 8 | (uint64_t)in_port << 16 | (uint64_t)vlan << 32;
+	w[1] = sport | (uint64_t)dport << 16;
+	w[2] = src;
+	w[3] = 0;
+	w[4] = dst;
+	w[5] = 0;
+#else
+	memset(k, 0, sizeof(*k));
+	k->af = 4;
+	k->proto = proto;
+	k->in_port = in_port;
+	k->vlan = vlan;
+	k->sport = sport;
+	k->dport = dport;
+	memcpy(k->src, &src, 4);
+	memcpy(k->dst, &dst, 4);
+#endif
+}
+
+/**
+ * The key lf_flow_key_from_pkt() gives a packet lf_parse_ipv4_plain()
+ * accepted (untagged IPv4 without options, not a later fragment, its L4
+ * header whole in the first segment), read from the header directly: ports
+ * for UDP and TCP, none for other protocols (tests/unit/test_flow.c
+ * compares the two).
+ */
+static inline void
+lf_flow_key_plain_ipv4(const struct rte_mbuf *m, unsigned int proto, uint16_t in_port,
+		       struct lf_flow_key *k)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint16_t ports[2] = { 0, 0 };
+	uint32_t src, dst;
+
+	memcpy(&src, d + RTE_ETHER_HDR_LEN + 12, sizeof(src));
+	memcpy(&dst, d + RTE_ETHER_HDR_LEN + 16, sizeof(dst));
+	if (proto == IPPROTO_UDP || proto == IPPROTO_TCP)
+		memcpy(ports, d + RTE_ETHER_HDR_LEN + 20, sizeof(ports));
+	lf_flow_key_ipv4(k, (uint8_t)proto, in_port, 0, src, dst, ports[0], ports[1]);
+}
 
 /**
  * Create a table with all memory (buckets, entries, free list) on p->socket.

@@ -76,7 +76,6 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
 	const uint16_t dist = w->prefetch;
 	const uint32_t gen = w->gen;
-	struct lf_meta meta = { .l3_off = RTE_ETHER_HDR_LEN, .af = 4 };
 	uint8_t sw[LF_BURST_MAX];
 	uint64_t n_sw = 0;
 	uint16_t i, k, first;
@@ -94,10 +93,7 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 		if (unlikely(r == 0))
 			return false;
 		sw[i] = (uint8_t)(r - 1);
-		/* The meta parse_burst would give it: the same key. */
-		meta.l4_off = need ? RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) : 0;
-		meta.l4_proto = (uint8_t)proto;
-		lf_flow_key_from_pkt(pkts[i], &meta, w->rx_port, 0, &w->flow_keys[i]);
+		lf_flow_key_plain_ipv4(pkts[i], proto, w->rx_port, &w->flow_keys[i]);
 	}
 	lf_flow_lookup_burst(w->flows, w->flow_keys, n, dist, w->rx_tsc, w->flow_hit);
 

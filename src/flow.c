@@ -142,6 +142,17 @@ flow_hash(const struct lf_flow_key *k)
 	const uint8_t *p = (const uint8_t *)k;
 	uint64_t h;
 
+	/*
+	 * An IPv4 key has 12 zero bytes in each address: hash the three words
+	 * that carry it (the family is part of the key, so a key always takes
+	 * the same branch). Two multiplies fewer per lookup.
+	 */
+	if (likely(k->af == 4)) {
+		h = mix(load64(p) ^ 0xa0761d6478bd642full, load64(p + 8) ^ 0xe7037ed1a0b428dbull);
+		h += mix((load32(p + 16) | (uint64_t)load32(p + 32) << 32) ^ 0x8ebc6af09c88c6e3ull,
+			 0x589965cc75374cc3ull);
+		return mix(h ^ 0xa0761d6478bd642full, 0xe7037ed1a0b428dbull);
+	}
 	h = mix(load64(p) ^ 0xa0761d6478bd642full, load64(p + 8) ^ 0xe7037ed1a0b428dbull);
 	h += mix(load64(p + 16) ^ 0x8ebc6af09c88c6e3ull, load64(p + 24) ^ 0x589965cc75374cc3ull);
 	h += mix(load64(p + 32) ^ 0x1d8e4e27c47d124full, load64(p + 40) ^ 0x9e3779b97f4a7c15ull);

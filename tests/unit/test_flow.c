@@ -28,6 +28,8 @@
 #include <rte_mbuf.h>
 
 #include "flow.h"
+#include "parse.h"
+#include "parse_fast.h"
 #include "worker.h"
 #include "lf_log.h"
 
@@ -234,6 +236,51 @@ test_key_from_pkt(void **state)
 	memcpy(want.src, ip6->src_addr, 16);
 	memcpy(want.dst, ip6->dst_addr, 16);
 	assert_memory_equal(&k, &want, sizeof(k));
+}
+
+/*
+ * lf_flow_key_plain_ipv4() (the fused flow path's key) against the key of
+ * the general parser's meta, for plain IPv4 packets of every protocol the
+ * plain check accepts, with and without L4 ports.
+ */
+static void
+test_key_plain_ipv4(void **state)
+{
+	static const uint8_t protos[] = { IPPROTO_UDP, IPPROTO_TCP, IPPROTO_ICMP, IPPROTO_SCTP,
+					  IPPROTO_GRE, 0, 253 };
+	unsigned int p, n = 0;
+
+	(void)state;
+	for (p = 0; p < RTE_DIM(protos); p++) {
+		uint8_t buf[128] = { 0 };
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + 14);
+		struct lf_flow_key a, b;
+		struct lf_meta meta;
+		struct rte_mbuf m;
+		unsigned int proto = 0, need = 0;
+		uint32_t dst = 0;
+		int sw = 0;
+
+		fake_mbuf(&m, buf, 14 + 20 + 40);
+		buf[12] = 0x08;
+		ip->version_ihl = 0x45;
+		ip->total_length = rte_cpu_to_be_16(20 + 40);
+		ip->time_to_live = 64;
+		ip->next_proto_id = protos[p];
+		ip->src_addr = rte_cpu_to_be_32(0xc0a80001 + p);
+		ip->dst_addr = rte_cpu_to_be_32(0x0a000002 + 7 * p);
+		buf[34] = 0x12, buf[35] = 0x34, buf[36] = 0x00, buf[37] = 0x50;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		assert_int_not_equal(lf_parse_ipv4_plain(&m, &proto, &need, &dst), 0);
+		assert_int_equal(parse_packet(&m, &meta, &sw), -1);
+		memset(&a, 0xaa, sizeof(a));
+		memset(&b, 0x55, sizeof(b));
+		lf_flow_key_from_pkt(&m, &meta, 5, 0, &a);
+		lf_flow_key_plain_ipv4(&m, proto, 5, &b);
+		assert_memory_equal(&a, &b, sizeof(a));
+		n += a.sport != 0;
+	}
+	assert_int_equal(n, 2); /* UDP and TCP carry ports in their keys. */
 }
 
 /* ---- insert, lookup, delete ---- */
@@ -900,6 +947,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_key_from_pkt),
+		cmocka_unit_test(test_key_plain_ipv4),
 		cmocka_unit_test(test_insert_lookup_delete),
 		cmocka_unit_test(test_one_field_differs),
 		cmocka_unit_test(test_aging),
