@@ -28,7 +28,8 @@ Per forwarder configuration (lanefwd at each burst, then l3fwd):
 
 Each forwarder's runs hold /tmp/lanefwd-bench.lock (flock), so that only one
 benchmark runs at a time on the machine. Exit status 1 when any run fails or
-the generator reports loss at the lowest load (after --retries reruns).
+the generator loses more than --ndr-loss percent at the lowest load (after
+--retries reruns).
 """
 import argparse
 import datetime
@@ -641,7 +642,9 @@ mac = 02:00:00:00:00:01
         for f in self.fwds:
             lo = [r for r in self.best_runs(f) if r["pct"] == min(self.a.loads)]
             for r in lo:
-                if r["loss"] > 0:
+                # The NDR's own criterion: a few packets lost to a VM
+                # scheduling hiccup do not fail the run; the doc shows them.
+                if r["loss"] > r["tx"] * self.a.ndr_loss / 100.0:
                     self.failures.append("%s: loss %d of %d at %d%% load (%.3f Mpps)" %
                                          (f.label, r["loss"], r["tx"], r["pct"],
                                           r["offered"] / 1e6))
