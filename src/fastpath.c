@@ -76,6 +76,7 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
 	const uint16_t dist = w->prefetch;
 	const uint32_t gen = w->gen;
+	uint64_t hash[LF_BURST_MAX];
 	uint8_t sw[LF_BURST_MAX];
 	uint64_t n_sw = 0;
 	uint16_t i, k, first;
@@ -94,8 +95,15 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 			return false;
 		sw[i] = (uint8_t)(r - 1);
 		lf_flow_key_plain_ipv4(pkts[i], proto, w->rx_port, &w->flow_keys[i]);
+		/* Hash now and start the bucket load: it overlaps the next keys. */
+		if (dist != 0)
+			hash[i] = lf_flow_hash_prefetch(w->flows, &w->flow_keys[i]);
 	}
-	lf_flow_lookup_burst(w->flows, w->flow_keys, n, dist, w->rx_tsc, w->flow_hit);
+	if (dist != 0)
+		lf_flow_lookup_burst_hashed(w->flows, w->flow_keys, hash, n, dist, w->rx_tsc,
+					    w->flow_hit);
+	else
+		lf_flow_lookup_burst(w->flows, w->flow_keys, n, 0, w->rx_tsc, w->flow_hit);
 
 	/* Pass 2: the packets up to the first miss take their cached verdict. */
 	for (first = 0; first < n; first++) {

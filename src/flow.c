@@ -46,8 +46,9 @@ struct lf_flow_fat {
 	struct lf_flow_hot hot;
 };
 
-typedef void(flow_lookup_fn)(struct lf_flow_table *t, const struct lf_flow_key *keys, uint16_t n,
-			     unsigned int d, uint64_t now, struct lf_flow_hot **out);
+typedef void(flow_lookup_fn)(struct lf_flow_table *t, const struct lf_flow_key *keys,
+			     const uint64_t *hash, uint16_t n, unsigned int d, uint64_t now,
+			     struct lf_flow_hot **out);
 
 struct lf_flow_table {
 	/* Read by every lookup. */
@@ -298,33 +299,36 @@ prefetch_entry(const struct lf_flow_table *t, uint32_t idx, const struct lf_flow
 /*
  * The pipeline, over one chunk of at most FLOW_CHUNK keys. Iteration i:
  * stage 1 hashes key i and prefetches its primary bucket; stage 2 matches
- * the signatures of key i - d and prefetches its first candidate entry (and
+ * the signatures of key i - d1 and prefetches its first candidate entry (and
  * the alternative bucket if entries overflowed from the primary); stage 3
- * compares key i - 2d. With d = 0 each key runs through all three at once.
+ * compares key i - d1 - d2. With d1 = d2 = 0 each key runs through all three
+ * at once. With the hashes given (hin != NULL) stage 1 already ran, when the
+ * keys were built, and d1 is 0.
  */
 static __rte_always_inline void
-lookup_chunk(struct lf_flow_table *t, const struct lf_flow_key *keys, unsigned int n,
-	     unsigned int d, uint32_t now, struct lf_flow_hot **out, unsigned int *hits,
-	     const int fat)
+lookup_chunk(struct lf_flow_table *t, const struct lf_flow_key *keys, const uint64_t *hin,
+	     unsigned int n, unsigned int d1, unsigned int d2, uint32_t now,
+	     struct lf_flow_hot **out, unsigned int *hits, const int fat)
 {
 	const struct lf_flow_bucket *bkt = t->bkt;
-	uint64_t h[FLOW_CHUNK];
+	uint64_t hbuf[FLOW_CHUNK];
+	const uint64_t *h = hin != NULL ? hin : hbuf;
 	uint8_t cand[FLOW_CHUNK];
 	unsigned int i, found = 0;
 
-	for (i = 0; i < n + 2 * d; i++) {
-		if (i < n) {
-			h[i] = flow_hash(&keys[i]);
-			if (d != 0)
-				rte_prefetch0(&bkt[h[i] & t->bmask]);
+	for (i = 0; i < n + d1 + d2; i++) {
+		if (hin == NULL && i < n) {
+			hbuf[i] = flow_hash(&keys[i]);
+			if (d1 != 0)
+				rte_prefetch0(&bkt[hbuf[i] & t->bmask]);
 		}
-		if (i >= d && i - d < n) {
-			unsigned int j = i - d;
+		if (i >= d1 && i - d1 < n) {
+			unsigned int j = i - d1;
 			const struct lf_flow_bucket *b = &bkt[h[j] & t->bmask];
 			unsigned int mask = sig_match(b, hash_sig(h[j]));
 
 			cand[j] = (uint8_t)mask;
-			if (d != 0) {
+			if (d2 != 0) {
 				if (mask != 0)
 					prefetch_entry(t, b->idx[__builtin_ctz(mask)], &keys[j],
 						       fat);
@@ -333,8 +337,8 @@ lookup_chunk(struct lf_flow_table *t, const struct lf_flow_key *keys, unsigned i
 								      hash_sig(h[j]))]);
 			}
 		}
-		if (i >= 2 * d && i - 2 * d < n) {
-			unsigned int j = i - 2 * d;
+		if (i >= d1 + d2 && i - d1 - d2 < n) {
+			unsigned int j = i - d1 - d2;
 			uint32_t pb = h[j] & t->bmask;
 			const struct lf_flow_bucket *b = &bkt[pb];
 			struct lf_flow_khead kh;
@@ -359,40 +363,64 @@ lookup_chunk(struct lf_flow_table *t, const struct lf_flow_key *keys, unsigned i
 }
 
 static __rte_always_inline void
-lookup_tmpl(struct lf_flow_table *t, const struct lf_flow_key *keys, uint16_t n, unsigned int d,
-	    uint64_t now, struct lf_flow_hot **out, const int fat)
+lookup_tmpl(struct lf_flow_table *t, const struct lf_flow_key *keys, const uint64_t *hash,
+	    uint16_t n, unsigned int d, uint64_t now, struct lf_flow_hot **out, const int fat)
 {
-	unsigned int base, hits = 0;
+	unsigned int base, hits = 0, d1, d2;
 
 	if (d > FLOW_CHUNK / 2)
 		d = FLOW_CHUNK / 2;
+	/*
+	 * Buckets prefetched when the keys were built have had all that time:
+	 * give the entries twice the distance instead.
+	 */
+	d1 = hash != NULL ? 0 : d;
+	d2 = hash != NULL ? 2 * d : d;
 	for (base = 0; base < n; base += FLOW_CHUNK)
-		lookup_chunk(t, keys + base, RTE_MIN((unsigned int)n - base, FLOW_CHUNK), d,
-			     time_of(now), out + base, &hits, fat);
+		lookup_chunk(t, keys + base, hash != NULL ? hash + base : NULL,
+			     RTE_MIN((unsigned int)n - base, FLOW_CHUNK), d1, d2, time_of(now),
+			     out + base, &hits, fat);
 	LF_STAT_ADD(t->stats.lookups, n);
 	LF_STAT_ADD(t->stats.hits, hits);
 	LF_STAT_ADD(t->stats.misses, n - hits);
 }
 
 static void
-lookup_hotcold(struct lf_flow_table *t, const struct lf_flow_key *keys, uint16_t n, unsigned int d,
-	       uint64_t now, struct lf_flow_hot **out)
+lookup_hotcold(struct lf_flow_table *t, const struct lf_flow_key *keys, const uint64_t *hash,
+	       uint16_t n, unsigned int d, uint64_t now, struct lf_flow_hot **out)
 {
-	lookup_tmpl(t, keys, n, d, now, out, 0);
+	lookup_tmpl(t, keys, hash, n, d, now, out, 0);
 }
 
 static void
-lookup_fat(struct lf_flow_table *t, const struct lf_flow_key *keys, uint16_t n, unsigned int d,
-	   uint64_t now, struct lf_flow_hot **out)
+lookup_fat(struct lf_flow_table *t, const struct lf_flow_key *keys, const uint64_t *hash,
+	   uint16_t n, unsigned int d, uint64_t now, struct lf_flow_hot **out)
 {
-	lookup_tmpl(t, keys, n, d, now, out, 1);
+	lookup_tmpl(t, keys, hash, n, d, now, out, 1);
 }
 
 void
 lf_flow_lookup_burst(struct lf_flow_table *t, const struct lf_flow_key *keys, uint16_t n,
 		     unsigned int prefetch, uint64_t now, struct lf_flow_hot **out)
 {
-	t->lookup(t, keys, n, prefetch, now, out);
+	t->lookup(t, keys, NULL, n, prefetch, now, out);
+}
+
+uint64_t
+lf_flow_hash_prefetch(const struct lf_flow_table *t, const struct lf_flow_key *key)
+{
+	uint64_t h = flow_hash(key);
+
+	rte_prefetch0(&t->bkt[h & t->bmask]);
+	return h;
+}
+
+void
+lf_flow_lookup_burst_hashed(struct lf_flow_table *t, const struct lf_flow_key *keys,
+			    const uint64_t *hash, uint16_t n, unsigned int prefetch, uint64_t now,
+			    struct lf_flow_hot **out)
+{
+	t->lookup(t, keys, hash, n, prefetch, now, out);
 }
 
 /* ---- insert, delete, expire (the owner's slow path) ---- */

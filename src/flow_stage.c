@@ -61,12 +61,26 @@ flow_stage_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	struct lf_flow_table *t = w->flows;
 	struct lf_meta *meta = w->meta;
 	const uint32_t gen = w->gen;
+	uint64_t hash[LF_BURST_MAX];
 	uint16_t i, first, hit = 0;
 
-	for (i = 0; i < n; i++)
+	/*
+	 * Build the keys; with prefetch on, hash each one and prefetch its
+	 * bucket at once, so that the bucket loads (a DRAM access each in a
+	 * large table) overlap the building of the next keys rather than wait
+	 * for the lookup to start.
+	 */
+	for (i = 0; i < n; i++) {
 		lf_flow_key_from_pkt(pkts[i], &meta[i], w->rx_port, flow_vlan(pkts[i], &meta[i]),
 				     &w->flow_keys[i]);
-	lf_flow_lookup_burst(t, w->flow_keys, n, w->prefetch, w->rx_tsc, w->flow_hit);
+		if (w->prefetch != 0)
+			hash[i] = lf_flow_hash_prefetch(t, &w->flow_keys[i]);
+	}
+	if (w->prefetch != 0)
+		lf_flow_lookup_burst_hashed(t, w->flow_keys, hash, n, w->prefetch, w->rx_tsc,
+					    w->flow_hit);
+	else
+		lf_flow_lookup_burst(t, w->flow_keys, n, 0, w->rx_tsc, w->flow_hit);
 
 	/*
 	 * The packets up to the first miss (or stale verdict) take their cached

@@ -247,7 +247,7 @@ static void
 test_key_plain_ipv4(void **state)
 {
 	static const uint8_t protos[] = { IPPROTO_UDP, IPPROTO_TCP, IPPROTO_ICMP, IPPROTO_SCTP,
-					  IPPROTO_GRE, 0, 253 };
+					  IPPROTO_GRE, 0,           253 };
 	unsigned int p, n = 0;
 
 	(void)state;
@@ -576,12 +576,14 @@ test_bursts(void **state)
 	struct lf_flow_key *keys = calloc(NKEYS, sizeof(*keys));
 	struct lf_flow_hot **want = calloc(NKEYS, sizeof(*want));
 	struct lf_flow_hot **got = calloc(NKEYS + 1, sizeof(*got));
+	uint64_t *hash = calloc(NKEYS, sizeof(*hash));
 	unsigned int l, i, s, d, off;
 
 	(void)state;
 	assert_non_null(keys);
 	assert_non_null(want);
 	assert_non_null(got);
+	assert_non_null(hash);
 	for (l = 0; l < RTE_DIM(layouts); l++) {
 		struct lf_flow_table *t = mk(512, layouts[l], LF_FLOW_EVICT_NONE, 0);
 		const struct lf_flow_stats *st = lf_flow_stats(t);
@@ -615,7 +617,16 @@ test_bursts(void **state)
 					assert_ptr_equal(got[off + sizes[s]], &got);
 					for (i = off; i < off + sizes[s]; i++)
 						assert_ptr_equal(got[i], want[i]);
-					n += sizes[s];
+					/* The same with the hashes taken as the keys are built. */
+					for (i = off; i < off + sizes[s]; i++)
+						hash[i] = lf_flow_hash_prefetch(t, &keys[i]);
+					lf_flow_lookup_burst_hashed(t, keys + off, hash + off,
+								    sizes[s], dists[d], 0,
+								    got + off);
+					assert_ptr_equal(got[off + sizes[s]], &got);
+					for (i = off; i < off + sizes[s]; i++)
+						assert_ptr_equal(got[i], want[i]);
+					n += 2u * sizes[s];
 				}
 				assert_int_equal(st->lookups - lookups, n);
 			}
@@ -625,6 +636,7 @@ test_bursts(void **state)
 	free(keys);
 	free(want);
 	free(got);
+	free(hash);
 }
 
 /* ---- random operations against a reference map ---- */
@@ -707,6 +719,7 @@ random_ops(enum lf_flow_layout layout, uint32_t cap, uint32_t universe, unsigned
 	const struct lf_flow_stats *st = lf_flow_stats(t);
 	struct lf_flow_key keys[67];
 	struct lf_flow_hot *out[67];
+	uint64_t hash[67];
 	uint32_t now = 1;
 	unsigned int op, i;
 
@@ -735,7 +748,16 @@ random_ops(enum lf_flow_layout layout, uint32_t cap, uint32_t universe, unsigned
 				else
 					key4(&keys[i], kid);
 			}
-			lf_flow_lookup_burst(t, keys, (uint16_t)n, d, (uint64_t)now * TICK, out);
+			/* Half of them with the hashes taken first, as the flow stage does. */
+			if (rnd() & 1) {
+				for (i = 0; i < n; i++)
+					hash[i] = lf_flow_hash_prefetch(t, &keys[i]);
+				lf_flow_lookup_burst_hashed(t, keys, hash, (uint16_t)n, d,
+							    (uint64_t)now * TICK, out);
+			} else {
+				lf_flow_lookup_burst(t, keys, (uint16_t)n, d, (uint64_t)now * TICK,
+						     out);
+			}
 			for (i = 0; i < n; i++) {
 				re = ref_find(&keys[i], false);
 				if (re == NULL) {
