@@ -312,9 +312,12 @@ out_workers:
 		rte_free(app.workers[i]);
 	}
 	app.n_workers = 0;
+	/* A reload the telemetry thread may still be running finishes first. */
+	pthread_mutex_lock(&app.ctl_lock);
 	reload_free(&app);
 	tables_free(app.tables);
 	app.tables = NULL;
+	pthread_mutex_unlock(&app.ctl_lock);
 out_ports:
 	port_close_all(&app);
 	port_hwclock_free(&app);

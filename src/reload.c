@@ -133,6 +133,12 @@ reload_run(struct lf_app *a, char *err, size_t errlen)
 	int ret;
 
 	pthread_mutex_lock(&a->ctl_lock);
+	if (a->tables == NULL || a->qsv == NULL) {
+		/* Shutting down: the tables are gone. */
+		pthread_mutex_unlock(&a->ctl_lock);
+		snprintf(err, errlen, "lanefwd is stopping");
+		return -ESHUTDOWN;
+	}
 	ret = reload_locked(a, err, errlen);
 	a->reload_time = time(NULL);
 	if (ret == 0) {

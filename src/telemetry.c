@@ -494,7 +494,8 @@ under_ctl_lock(int (*fn)(const char *, const char *, struct rte_tel_data *), con
 	if (app == NULL)
 		return -ENODEV;
 	pthread_mutex_lock(&app->ctl_lock);
-	ret = fn(cmd, params, d);
+	/* No tables: lanefwd is stopping and has freed them. */
+	ret = app->tables != NULL ? fn(cmd, params, d) : -ENODEV;
 	pthread_mutex_unlock(&app->ctl_lock);
 	return ret;
 }
@@ -535,7 +536,8 @@ tel_reload(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 	ret = reload_run(app, err, sizeof(err));
 	rte_tel_data_add_dict_string(d, "status", ret == 0 ? "ok" : "error");
 	pthread_mutex_lock(&app->ctl_lock);
-	rte_tel_data_add_dict_u64(d, "generation", app->tables->gen);
+	if (app->tables != NULL)
+		rte_tel_data_add_dict_u64(d, "generation", app->tables->gen);
 	pthread_mutex_unlock(&app->ctl_lock);
 	if (ret != 0)
 		tel_add_long_string(d, "error", err);
