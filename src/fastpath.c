@@ -133,16 +133,26 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 		return true;
 
 	/*
-	 * From the first miss on: the slow path, in order. Every one of these
-	 * passed the check above, so parse keeps them all (it accepts all the
-	 * plain check accepts) and their keys are where pass 1 put them.
+	 * From the first miss on: the slow path, in order, each packet with
+	 * the key pass 1 built for it. The general parser accepts all the plain
+	 * check accepts; should it still refuse one, that one is a counted drop
+	 * and the others keep their own keys.
 	 */
-	for (i = first; i < n; i++)
-		pkts[i - first] = pkts[i];
-	k = parse_burst(w, pkts, n - first);
-	RTE_VERIFY(k == n - first);
-	for (i = 0; i < k; i++)
-		w->meta[i].fkey = first + i;
+	n_sw = 0;
+	for (i = first, k = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		int swc = 0;
+		int reason = parse_packet(m, &w->meta[k], &swc);
+
+		n_sw += swc != 0;
+		if (unlikely(reason >= 0)) {
+			lf_drop(w, m, (enum lf_drop)reason);
+			continue;
+		}
+		w->meta[k].fkey = i;
+		pkts[k++] = m;
+	}
+	LF_STAT_ADD(w->stats.ipv4_cksum_sw, n_sw);
 	worker_slow_tail(w, pkts, k);
 	return true;
 }
