@@ -22,33 +22,10 @@ LAYOUTS = ("hotcold", "fat")
 DISTS = ("uniform", "zipf")
 
 
-def human(n):
-    n = int(n)
-    if n % (1 << 20) == 0:
-        return f"{n >> 20}M"
-    if n % (1 << 10) == 0:
-        return f"{n >> 10}K"
-    return str(n)
-
-
-def machine():
-    out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-    keep = ("Model name", "CPU(s)", "Thread(s) per core", "L1d cache", "L2 cache",
-            "L3 cache", "NUMA node(s)", "Hypervisor vendor")
-    lines = []
-    for line in out.splitlines():
-        k, _, v = line.partition(":")
-        if k.strip() in keep:
-            lines.append(f"{k.strip()}: {v.strip()}")
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith(("MemTotal", "Hugepagesize")):
-                    lines.append(" ".join(line.split()))
-    except OSError:
-        pass
-    lines.append("kernel " + os.uname().release)
-    return lines
+# Flow counts as 64K/1M and the machine description: as flow_report.py
+# writes them for docs/flow-scale.md.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from flow_report import human, machine  # noqa: E402
 
 
 def git_rev():
