@@ -21,6 +21,7 @@ import time
 
 NS2_ADDR = "10.10.2.2"
 PORTS = (9000, 9001)
+SRC_PORT_BASE = 40000
 ROUTES_OK = "10.10.1.0/24 1\n10.10.2.0/24 2\n"
 ROUTES_NO_NS2 = "10.10.1.0/24 1\n"
 ACL_PERMIT = "# permit everything\n@0.0.0.0/0\t0.0.0.0/0\t0 : 65535\t0 : 65535\t0x00/0x00\tpermit\n"
@@ -50,6 +51,11 @@ ipv6_tbl8 = 256
 [acl]
 ipv4 = acl4.txt
 default = permit
+
+# The flow cache on: every datagram after a flow's first is a hit on a cached
+# verdict, which a reload must invalidate.
+[flow]
+entries = 4096
 
 [port p0]
 vdev = net_af_xdp0,iface={p0},start_queue=0,queue_count=1
@@ -123,6 +129,10 @@ def recv(d):
 
 def send(dst, port, count, pps):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    # A fixed source port: every phase sends the same flow to a port, so
+    # the verdict cached before a reload is there to be (wrongly) used after.
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("0.0.0.0", SRC_PORT_BASE + port - PORTS[0]))
     gap = 1.0 / pps
     t0 = time.monotonic()
     for i in range(count):
@@ -279,6 +289,13 @@ def run(a):
     need(got == 3000, f"8: ns2 received {got} of 3000 datagrams sent during 5 reloads "
          f"(lanefwd drops +{lost})")
     print(f"8 under traffic: received {got} of 3000 during 5 reloads", flush=True)
+
+    flows = lf.tel("/lanefwd/flows")["1"]
+    need(flows["hits"] > 3000 and flows["inserts"] <= 4,
+         f"end: the flow cache served {flows['hits']} hits for {flows['inserts']} flows; "
+         "the phases above must have run on the same two flows' cached verdicts")
+    print(f"flow cache: {flows['hits']} hits, {flows['misses']} misses, "
+          f"{flows['inserts']} inserts", flush=True)
 
     info = lf.info()
     need(info["generation"] == 11 and info["reloads"] == 10 and info["reload_failures"] == 2,

@@ -17,6 +17,8 @@
 #      MAC is dropped by ns2's kernel, the right one arrives;
 #   8. continuous traffic to ns2 while five reloads run: nothing lost.
 # /lanefwd/info must report the generation, reloads and failures throughout.
+# The flow cache is on ([flow]): most datagrams take a cached verdict, so
+# every phase also checks that a reload invalidates cached decisions.
 if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIP: needs root (network namespaces, AF_XDP)" >&2
 	exit 77
