@@ -32,9 +32,14 @@ LCORE=${LCORE:-$(/usr/bin/python3 -c 'import os; print(max(os.sched_getaffinity(
 REPS=${REPS:-3}
 LOOKUPS=${LOOKUPS:-4M}
 FLOWS=${FLOWS:-64K,1M,4M,16M}
+scripts/deps.sh
+# Reserve what the largest table needs on top of what is in use (only ever
+# raises the reservation).
+used=$(awk '/HugePages_Total/ {t = $2} /HugePages_Free/ {f = $2} END {print t - f}' /proc/meminfo)
+scripts/hugepages.sh $((used + 3300)) >/dev/null
 free_pages=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
 if [ "${free_pages:-0}" -lt 3300 ]; then
-	echo "bench-flow.sh: $free_pages free 2 MiB hugepages, about 3300 needed (scripts/hugepages.sh)" >&2
+	echo "bench-flow.sh: $free_pages free 2 MiB hugepages, about 3300 needed: not enough memory to reserve them" >&2
 	exit 1
 fi
 if [ ! -f build/build.ninja ]; then

@@ -72,9 +72,14 @@ if [ "$quick" -eq 1 ]; then
 	FLOWS=64K,1M
 	PACKETS=1M
 fi
+scripts/deps.sh
+# Reserve what the largest table needs on top of what is in use (only ever
+# raises the reservation).
+used=$(awk '/HugePages_Total/ {t = $2} /HugePages_Free/ {f = $2} END {print t - f}' /proc/meminfo)
+scripts/hugepages.sh $((used + 1400)) >/dev/null
 free_pages=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
 if [ "${free_pages:-0}" -lt 1400 ]; then
-	echo "bench-pipeline.sh: $free_pages free 2 MiB hugepages, about 1400 needed (scripts/hugepages.sh)" >&2
+	echo "bench-pipeline.sh: $free_pages free 2 MiB hugepages, about 1400 needed: not enough memory to reserve them" >&2
 	exit 1
 fi
 if [ ! -f build/build.ninja ]; then
