@@ -77,7 +77,6 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	const uint16_t dist = w->prefetch;
 	const uint32_t gen = w->gen;
 	uint64_t hash[LF_BURST_MAX];
-	uint8_t sw[LF_BURST_MAX];
 	uint64_t n_sw = 0;
 	uint16_t i, k, first;
 
@@ -93,7 +92,9 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 		r = lf_parse_ipv4_plain(pkts[i], &proto, &need, &dst);
 		if (unlikely(r == 0))
 			return false;
-		sw[i] = (uint8_t)(r - 1);
+		n_sw += r - 1;
+		/* What parse_burst would give it, kept for the slow tail. */
+		lf_meta_plain_ipv4(&w->meta[i], proto, need);
 		lf_flow_key_plain_ipv4(pkts[i], proto, w->rx_port, &w->flow_keys[i]);
 		/* Hash now and start the bucket load: it overlaps the next keys. */
 		if (dist != 0)
@@ -116,7 +117,6 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 		struct lf_flow_hot *e = w->flow_hit[i];
 		struct rte_mbuf *m = pkts[i];
 
-		n_sw += sw[i];
 		lf_flow_count(e, m->pkt_len);
 		if (unlikely(e->action != LF_FLOW_FORWARD)) {
 			lf_drop(w, m, (enum lf_drop)e->action);
@@ -133,26 +133,15 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 		return true;
 
 	/*
-	 * From the first miss on: the slow path, in order, each packet with
-	 * the key pass 1 built for it. The general parser accepts all the plain
-	 * check accepts; should it still refuse one, that one is a counted drop
-	 * and the others keep their own keys.
+	 * From the first miss on: the slow path, in order, with the meta and
+	 * the key pass 1 made for each packet (meta[i] for i >= first is
+	 * untouched by the hits, which only fill meta[0..first)).
 	 */
-	n_sw = 0;
-	for (i = first, k = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		int swc = 0;
-		int reason = parse_packet(m, &w->meta[k], &swc);
-
-		n_sw += swc != 0;
-		if (unlikely(reason >= 0)) {
-			lf_drop(w, m, (enum lf_drop)reason);
-			continue;
-		}
+	for (i = first, k = 0; i < n; i++, k++) {
+		pkts[k] = pkts[i];
+		w->meta[k] = w->meta[i];
 		w->meta[k].fkey = i;
-		pkts[k++] = m;
 	}
-	LF_STAT_ADD(w->stats.ipv4_cksum_sw, n_sw);
 	worker_slow_tail(w, pkts, k);
 	return true;
 }

@@ -197,15 +197,10 @@ parse_ipv4_fast(const struct rte_mbuf *m, struct lf_meta *meta, uint32_t *dst)
 {
 	unsigned int proto, need;
 	unsigned int r = lf_parse_ipv4_plain(m, &proto, &need, dst);
-	uint64_t packed;
 
 	if (r == 0)
 		return 0;
-	packed = RTE_ETHER_HDR_LEN |
-		(uint64_t)(need ? RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) : 0) << 16 |
-		(uint64_t)4 << 32 | (uint64_t)proto << 40;
-	/* l3_off, l4_off, af, l4_proto, out: one store. */
-	memcpy(&meta->l3_off, &packed, sizeof(packed));
+	lf_meta_plain_ipv4(meta, proto, need);
 	return r;
 }
 
