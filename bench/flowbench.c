@@ -14,7 +14,7 @@
  * repetitions. scripts/bench-flow.sh runs it and writes docs/flow-scale.md.
  *
  * usage: lanefwd-flowbench [EAL args] -- [--flows N,N,...] [--dist uniform,zipf]
- *        [--prefetch D,D,...] [--impl hotcold,fat,rtehash] [--lookups N]
+ *        [--prefetch D,D,...] [--impl hotcold,fat,rtehash,floor] [--lookups N]
  *        [--reps N] [--burst N] [--zipf-s S] [--af 4|6] [--csv FILE]
  */
 #include <errno.h>
@@ -42,8 +42,8 @@
 #define TRACE_LEN (8u << 20) /* Flow ids per trace: 32 MiB, read sequentially. */
 #define MAX_BURST 64 /* rte_hash bulk lookups take at most 64 keys. */
 
-enum impl { IMPL_HOTCOLD, IMPL_FAT, IMPL_RTEHASH, IMPL_COUNT };
-static const char *const impl_names[IMPL_COUNT] = { "hotcold", "fat", "rtehash" };
+enum impl { IMPL_HOTCOLD, IMPL_FAT, IMPL_RTEHASH, IMPL_FLOOR, IMPL_COUNT };
+static const char *const impl_names[IMPL_COUNT] = { "hotcold", "fat", "rtehash", "floor" };
 enum dist { DIST_UNIFORM, DIST_ZIPF, DIST_COUNT };
 static const char *const dist_names[DIST_COUNT] = { "uniform", "zipf" };
 
@@ -307,6 +307,54 @@ run_rtehash(const struct rte_hash *h, const uint32_t *trace, uint64_t n, unsigne
 	return r;
 }
 
+/*
+ * The memory floor: no table, one random 64-byte line per lookup (read and
+ * written, in an array of 2 lines per flow, as a one-line-per-entry table
+ * at half load would be), its line number a hash of the key. The lines of a
+ * burst are prefetched as its keys are hashed and used only after the next
+ * burst's keys are: a whole burst of loads in flight, more than any lookup
+ * of one burst can have. What a layout that touches a single line per
+ * packet would cost at best on this machine.
+ */
+static struct run
+run_floor(struct lf_flow_hot *lines, uint64_t mask, const uint32_t *trace, uint64_t n,
+	  unsigned int burst, int af)
+{
+	struct lf_flow_key keys[MAX_BURST];
+	struct lf_flow_hot *line[2][MAX_BURST];
+	uint64_t i, t0, pos = 0, hits = 0;
+	unsigned int j, cur = 0;
+	struct run r;
+
+	t0 = rte_rdtsc();
+	for (i = 0; i < n + burst; i += burst) {
+		if (i < n) {
+			for (j = 0; j < burst; j++) {
+				const uint64_t *w = (const uint64_t *)&keys[j];
+				uint32_t h;
+
+				make_key(&keys[j], trace[pos], af);
+				pos = pos + 1 == TRACE_LEN ? 0 : pos + 1;
+				h = rte_hash_crc_8byte(w[0] ^ w[1], (uint32_t)(w[2] ^ w[4]));
+				h = rte_hash_crc_8byte(w[2] ^ w[3] ^ w[5], h);
+				line[cur][j] = &lines[h & mask];
+				rte_prefetch0(line[cur][j]);
+			}
+		}
+		/* The lines of the previous burst, prefetched a whole burst ago. */
+		cur ^= 1;
+		if (i != 0) {
+			for (j = 0; j < burst; j++) {
+				hits += line[cur][j]->key.w0 == 0;
+				lf_flow_count(line[cur][j], 64);
+			}
+		}
+	}
+	r.cycles = rte_rdtsc() - t0;
+	r.hits = hits;
+	return r;
+}
+
 static int
 cmp_u64(const void *a, const void *b)
 {
@@ -322,6 +370,8 @@ struct subject {
 	struct lf_flow_table *ft;
 	struct rte_hash *rh;
 	struct lf_flow_hot *rh_data;
+	struct lf_flow_hot *lines; /* IMPL_FLOOR */
+	uint64_t mask;
 	size_t mem;
 	double insert_ns;
 	uint64_t inserted;
@@ -338,7 +388,17 @@ subject_build(struct subject *s, enum impl impl, uint32_t flows, int af)
 	memset(s, 0, sizeof(*s));
 	s->impl = impl;
 	t0 = rte_rdtsc();
-	if (impl == IMPL_RTEHASH) {
+	if (impl == IMPL_FLOOR) {
+		uint64_t lines = rte_align64pow2(2 * (uint64_t)flows);
+
+		s->lines = rte_zmalloc_socket("fb_floor", lines * sizeof(*s->lines),
+					      RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
+		if (s->lines == NULL)
+			return -ENOMEM;
+		s->mask = lines - 1;
+		s->mem = lines * sizeof(*s->lines);
+		s->inserted = flows;
+	} else if (impl == IMPL_RTEHASH) {
 		struct rte_hash_parameters hp = {
 			.name = name,
 			/* 25% more than the flows: rte_hash rounds its buckets up to
@@ -394,6 +454,7 @@ subject_free(struct subject *s)
 	lf_flow_free(s->ft);
 	rte_hash_free(s->rh);
 	rte_free(s->rh_data);
+	rte_free(s->lines);
 }
 
 static struct run
@@ -402,6 +463,8 @@ subject_run(const struct subject *s, const uint32_t *trace, uint64_t n, unsigned
 {
 	if (s->impl == IMPL_RTEHASH)
 		return run_rtehash(s->rh, trace, n, burst, af);
+	if (s->impl == IMPL_FLOOR)
+		return run_floor(s->lines, s->mask, trace, n, burst, af);
 	return run_flow(s->ft, trace, n, burst, pf, af);
 }
 
@@ -476,7 +539,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		.n_flows = 4,
 		.prefetch = { 0, 2, 4, 8, 16 },
 		.n_prefetch = 5,
-		.impl = { true, true, true },
+		.impl = { true, true, true, true },
 		.dist = { true, true },
 		.lookups = 4u << 20,
 		.reps = 3,
@@ -573,7 +636,7 @@ main(int argc, char **argv)
 	if (parse_opts(argc, argv, &o) < 0) {
 		fprintf(stderr,
 			"usage: lanefwd-flowbench [EAL args] -- [--flows N,...] "
-			"[--dist uniform,zipf] [--prefetch D,...] [--impl hotcold,fat,rtehash] "
+			"[--dist uniform,zipf] [--prefetch D,...] [--impl hotcold,fat,rtehash,floor] "
 			"[--lookups N] [--reps N] [--burst N] [--zipf-s S] [--af 4|6] "
 			"[--csv FILE]\n");
 		rte_eal_cleanup();
@@ -629,7 +692,8 @@ main(int argc, char **argv)
 		unsigned int r;
 
 		for (ii = 0; ii < IMPL_COUNT; ii++) {
-			in_group[ii] = o.impl[ii] && (gi == 0) == (ii != IMPL_RTEHASH);
+			in_group[ii] =
+				o.impl[ii] && (gi == 0) == (ii == IMPL_HOTCOLD || ii == IMPL_FAT);
 			for (fi = 0; fi < o.n_flows; fi++) {
 				ok[ii][fi] = false;
 				if (!in_group[ii])
@@ -657,7 +721,9 @@ main(int argc, char **argv)
 							.cycles;
 					for (ii = 0; ii < IMPL_COUNT; ii++) {
 						unsigned int npf =
-							ii == IMPL_RTEHASH ? 1 : o.n_prefetch;
+							ii == IMPL_RTEHASH || ii == IMPL_FLOOR
+							? 1
+							: o.n_prefetch;
 
 						if (!ok[ii][fi])
 							continue;
@@ -679,7 +745,8 @@ main(int argc, char **argv)
 			}
 		}
 		for (ii = 0; ii < IMPL_COUNT; ii++) {
-			unsigned int npf = ii == IMPL_RTEHASH ? 1 : o.n_prefetch;
+			unsigned int npf =
+				ii == IMPL_RTEHASH || ii == IMPL_FLOOR ? 1 : o.n_prefetch;
 
 			for (fi = 0; fi < o.n_flows; fi++) {
 				if (!ok[ii][fi])
@@ -699,8 +766,9 @@ main(int argc, char **argv)
 							 &med, &min);
 						hit = (double)hits[ii][fi][di][pi] /
 							((double)o.lookups * o.reps);
-						/* rte_hash prefetches inside its bulk lookup. */
-						if (ii == IMPL_RTEHASH)
+						/* rte_hash prefetches inside its bulk lookup;
+						 * the floor a burst ahead. */
+						if (ii == IMPL_RTEHASH || ii == IMPL_FLOOR)
 							snprintf(pfs, sizeof(pfs), "-");
 						else
 							snprintf(pfs, sizeof(pfs), "%u",

@@ -81,6 +81,10 @@ def plots(rows, outdir):
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], ":", marker="s", color="black",
                     label="rte_hash bulk")
+        pts = sorted((r["flows"], r["cycles"]) for r in sel if r["impl"] == "floor")
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "-.", marker="^", color="red",
+                    label="memory floor (1 random line)")
         ax.set_xscale("log", base=2)
         ax.set_xticks(sorted({r["flows"] for r in sel}))
         ax.set_xticklabels([human(f) for f in sorted({r["flows"] for r in sel})])
@@ -96,6 +100,37 @@ def plots(rows, outdir):
         plt.close(fig)
         files.append(name)
     return files
+
+
+def floor_section(rows, dists, lo, hi):
+    """What one random line per lookup costs: the bound on any layout."""
+    out = []
+    fl = {d: (get(rows, "floor", d, lo, "-"), get(rows, "floor", d, hi, "-")) for d in dists}
+    if not all(a and b for a, b in fl.values()):
+        return out
+    out.append(f"### The memory floor: one random line per lookup, {human(lo)} against "
+               f"{human(hi)}")
+    out.append("")
+    out.append("`floor` is no table at all: each lookup builds the key, hashes it and reads "
+               "and writes one 64-byte line of an array of two lines per flow (what a table "
+               "of one line per entry at half load would touch), with the lines of a whole "
+               "burst in flight a burst ahead. No layout that reads at least one line per "
+               "packet from a table of that size can do better on this machine; the hot/cold "
+               "table reads two (bucket, entry).")
+    out.append("")
+    out.append(f"| dist | floor {human(lo)} | floor {human(hi)} | floor ratio | "
+               f"hotcold best {human(hi)} | hotcold / floor at {human(hi)} |")
+    out.append("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for d in dists:
+        a, b = fl[d]
+        hc = [r for r in rows if r["impl"] == "hotcold" and r["dist"] == d and r["flows"] == hi]
+        best = min(hc, key=lambda r: r["cycles"]) if hc else None
+        tail = (f"{best['cycles']:.1f} | {best['cycles'] / b['cycles']:.2f}" if best
+                else " | ")
+        out.append(f"| {d} | {a['cycles']:.1f} | {b['cycles']:.1f} | "
+                   f"{b['cycles'] / a['cycles']:.2f} | {tail} |")
+    out.append("")
+    return out
 
 
 def get(rows, impl, dist, flows, pf):
@@ -141,14 +176,15 @@ def report(rows, run_txt, cmd, plot_dir_rel, pngs):
                        f"{best['cycles']:.1f} | {best['cycles'] / base['cycles']:.2f} | "
                        f"{best['min_cycles'] / base['min_cycles']:.2f} | {best['mpps']:.1f} |")
     out.append("")
+    out += floor_section(rows, dists, lo, hi)
 
     for d in dists:
         out.append(f"### Cycles per lookup, {d} (median; key build included)")
         out.append("")
         out.append("| layout | prefetch | " + " | ".join(human(f) for f in flows) + " |")
         out.append("| --- | ---: | " + " | ".join("---:" for _ in flows) + " |")
-        for impl in ("hotcold", "fat", "rtehash"):
-            for pf in (pfs if impl != "rtehash" else ["-"]):
+        for impl in ("hotcold", "fat", "rtehash", "floor"):
+            for pf in (pfs if impl in ("hotcold", "fat") else ["-"]):
                 cells = []
                 for f in flows:
                     r = get(rows, impl, d, f, pf)
@@ -165,15 +201,16 @@ def report(rows, run_txt, cmd, plot_dir_rel, pngs):
     out.append("")
     out.append("| layout | flows | memory MiB | bytes/flow | insert ns/flow | hit % (all runs) |")
     out.append("| --- | ---: | ---: | ---: | ---: | ---: |")
-    for impl in ("hotcold", "fat", "rtehash"):
+    for impl in ("hotcold", "fat", "rtehash", "floor"):
         for f in flows:
             sel = [r for r in rows if r["impl"] == impl and r["flows"] == f]
             if not sel:
                 continue
             r = sel[0]
             hit = min(x["hit_ratio"] for x in sel) * 100
+            ins = "-" if impl == "floor" else f"{r['insert_ns']:.0f}"
             out.append(f"| {impl} | {human(f)} | {r['mem_bytes'] / 2**20:.1f} | "
-                       f"{r['mem_bytes'] / f:.0f} | {r['insert_ns']:.0f} | {hit:.1f} |")
+                       f"{r['mem_bytes'] / f:.0f} | {ins} | {hit:.1f} |")
     out.append("")
     for p in pngs:
         out.append(f"![{p}]({plot_dir_rel}/{p})")
