@@ -308,10 +308,11 @@ run_rtehash(const struct rte_hash *h, const uint32_t *trace, uint64_t n, unsigne
 }
 
 /*
- * The memory floor: no table, one random 64-byte line per lookup (read and
- * written, in an array of 2 lines per flow, as a one-line-per-entry table
- * at half load would be), its line number a hash of the key. The lines of a
- * burst are prefetched as its keys are hashed and used only after the next
+ * The memory floor: no table, one random 64-byte line per lookup, read and
+ * written, its line number a hash of the key. The array has one line per
+ * flow, as a table of one-line entries at full load (a perfect hash) would:
+ * the smallest any one-line-per-hit layout can have. The lines of a burst
+ * are prefetched as its keys are hashed and used only after the next
  * burst's keys are: a whole burst of loads in flight, more than any lookup
  * of one burst can have. What a layout that touches a single line per
  * packet would cost at best on this machine.
@@ -389,7 +390,7 @@ subject_build(struct subject *s, enum impl impl, uint32_t flows, int af)
 	s->impl = impl;
 	t0 = rte_rdtsc();
 	if (impl == IMPL_FLOOR) {
-		uint64_t lines = rte_align64pow2(2 * (uint64_t)flows);
+		uint64_t lines = rte_align64pow2((uint64_t)flows);
 
 		s->lines = rte_zmalloc_socket("fb_floor", lines * sizeof(*s->lines),
 					      RTE_CACHE_LINE_SIZE, (int)rte_socket_id());

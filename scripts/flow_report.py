@@ -112,8 +112,8 @@ def floor_section(rows, dists, lo, hi):
                f"{human(hi)}")
     out.append("")
     out.append("`floor` is no table at all: each lookup builds the key, hashes it and reads "
-               "and writes one 64-byte line of an array of two lines per flow (what a table "
-               "of one line per entry at half load would touch), with the lines of a whole "
+               "and writes one 64-byte line of an array of one line per flow (what a table "
+               "of one-line entries would touch at full load, the smallest it can be), with the lines of a whole "
                "burst in flight a burst ahead. No layout that reads at least one line per "
                "packet from a table of that size can do better on this machine; the hot/cold "
                "table reads two (bucket, entry).")
