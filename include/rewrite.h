@@ -58,15 +58,23 @@ lf_ipv4_ttl_dec(struct rte_ipv4_hdr *ip)
 #endif
 }
 
+/**
+ * Rewrite the untagged IPv4 packet whose Ethernet header is at eth for the
+ * MACs at macs (what rewrite_burst does).
+ */
+static inline void
+lf_rewrite_ipv4_plain_at(void *eth, const void *macs)
+{
+	lf_ipv4_ttl_dec((struct rte_ipv4_hdr *)((uint8_t *)eth + RTE_ETHER_HDR_LEN));
+	/* Destination then source MAC, 12 bytes (struct lf_nh, a flow entry). */
+	memcpy(eth, macs, 2 * RTE_ETHER_ADDR_LEN);
+}
+
 /** Rewrite an untagged IPv4 packet for the MACs at macs (what rewrite_burst does). */
 static inline void
 lf_rewrite_ipv4_plain(struct rte_mbuf *m, const void *macs)
 {
-	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-
-	lf_ipv4_ttl_dec((struct rte_ipv4_hdr *)(eth + 1));
-	/* Destination then source MAC, 12 bytes (struct lf_nh, a flow entry). */
-	memcpy(eth, macs, 2 * RTE_ETHER_ADDR_LEN);
+	lf_rewrite_ipv4_plain_at(rte_pktmbuf_mtod(m, void *), macs);
 }
 
 /**
