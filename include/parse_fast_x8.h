@@ -3,8 +3,10 @@
  * @file
  * lf_parse_ipv4_plain() for eight packets at once with AVX-512: the same
  * checks, the same verdicts (tests/unit/test_parse.c runs both on the same
- * random and mutated packets), one packet per 64-bit lane. The mbuf fields
- * and the 24 header bytes from offset 10 on are gathered into lanes, every
+ * random and mutated packets), one packet per 64-bit lane. Per packet, 32
+ * mbuf bytes (from ol_flags on) and 32 header bytes (2..33) are loaded, two
+ * packets to a register, and transposed into lanes with two-source permutes
+ * (vector gathers measured 2.7 + 1.6 cycles/packet slower on Zen 4); every
  * condition becomes a mask, and the software checksum is summed across the
  * lanes. Compiled only where the compiler targets AVX-512 F/BW/VL/VBMI
  * (LF_PARSE_X8 is then 1); the scalar check is the reference and the
@@ -27,17 +29,10 @@
 
 #include <immintrin.h>
 
-/* data_len is read with pkt_len, as the upper half of one 64-bit load. */
-_Static_assert(offsetof(struct rte_mbuf, data_len) == offsetof(struct rte_mbuf, pkt_len) + 4,
-	       "pkt_len and data_len adjacent");
-
-/*
- * Gather the 64-bit word at byte offset off from each of the eight addresses
- * in addr (lanes outside k read as zero and are not accessed).
- */
-#define LF_GATHER8(k, addr, off)                                         \
-	_mm512_mask_i64gather_epi64(_mm512_setzero_si512(), (k), (addr), \
-				    (const void *)(uintptr_t)(off), 1)
+/* The 32 mbuf bytes read per packet: ol_flags, pkt_len, data_len as below. */
+#define LF_X8_MB_OFF offsetof(struct rte_mbuf, ol_flags)
+_Static_assert(offsetof(struct rte_mbuf, pkt_len) == LF_X8_MB_OFF + 12, "pkt_len: qword 1, high");
+_Static_assert(offsetof(struct rte_mbuf, data_len) == LF_X8_MB_OFF + 16, "data_len: qword 2, low");
 
 /**
  * Check pkts[0..7] as lf_parse_ipv4_plain() does each of them.
@@ -62,25 +57,77 @@ lf_parse_ipv4_plain_x8(struct rte_mbuf *const *pkts, uint32_t *dst, uint8_t **da
 	const __m512i m16 = _mm512_set1_epi64(0xffff);
 	const __m512i m32 = _mm512_set1_epi64(0xffffffff);
 	const __m512i ck_mask = _mm512_set1_epi64(RTE_MBUF_F_RX_IP_CKSUM_MASK);
-	__m512i mb, d, flags, lens, q0, q1, q2, tot, need, plen, dlen, sum;
+	__m512i flags, q0, q1, q2, tot, need, plen, dlen, sum;
+	__m512i a01, a23, a45, a67, x, y;
 	__mmask8 ok, good;
+	unsigned int j;
 
-	mb = _mm512_loadu_si512(pkts);
-	lens = LF_GATHER8(0xff, mb, offsetof(struct rte_mbuf, pkt_len));
-	flags = LF_GATHER8(0xff, mb, offsetof(struct rte_mbuf, ol_flags));
-	d = LF_GATHER8(0xff, mb, offsetof(struct rte_mbuf, data_off));
-	d = _mm512_add_epi64(_mm512_and_si512(d, m16),
-			     LF_GATHER8(0xff, mb, offsetof(struct rte_mbuf, buf_addr)));
-	_mm512_storeu_si512(data, d);
-	plen = _mm512_and_si512(lens, m32);
-	dlen = _mm512_and_si512(_mm512_srli_epi64(lens, 32), m16);
-	/* The header is read only where the first segment holds it. */
+	/*
+	 * The 32 mbuf bytes from ol_flags on, two mbufs to a register,
+	 * transposed: ol_flags, packet_type + pkt_len, data_len + ... each
+	 * fill one register.
+	 */
+#define LF_LOAD2(j)                                                                                \
+	_mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(                              \
+				   (const void *)((const uint8_t *)pkts[j] + LF_X8_MB_OFF))),      \
+			   _mm256_loadu_si256(                                                     \
+				   (const void *)((const uint8_t *)pkts[(j) + 1] + LF_X8_MB_OFF)), \
+			   1)
+	a01 = LF_LOAD2(0);
+	a23 = LF_LOAD2(2);
+	a45 = LF_LOAD2(4);
+	a67 = LF_LOAD2(6);
+#undef LF_LOAD2
+	x = _mm512_permutex2var_epi64(a01, _mm512_setr_epi64(0, 4, 8, 12, 1, 5, 9, 13), a23);
+	y = _mm512_permutex2var_epi64(a45, _mm512_setr_epi64(0, 4, 8, 12, 1, 5, 9, 13), a67);
+	flags = _mm512_shuffle_i64x2(x, y, 0x44);
+	plen = _mm512_srli_epi64(_mm512_shuffle_i64x2(x, y, 0xee), 32);
+	x = _mm512_permutex2var_epi64(a01, _mm512_setr_epi64(2, 6, 10, 14, 2, 6, 10, 14), a23);
+	y = _mm512_permutex2var_epi64(a45, _mm512_setr_epi64(2, 6, 10, 14, 2, 6, 10, 14), a67);
+	dlen = _mm512_and_si512(_mm512_shuffle_i64x2(x, y, 0x44), m16);
+	for (j = 0; j < 8; j++)
+		data[j] = rte_pktmbuf_mtod(pkts[j], uint8_t *);
+	/*
+	 * The header is read only where the first segment holds it; a group
+	 * with a shorter first segment is checked one packet at a time.
+	 */
 	ok = _mm512_cmpge_epu64_mask(dlen,
 				     _mm512_set1_epi64(RTE_ETHER_HDR_LEN +
 						       sizeof(struct rte_ipv4_hdr)));
-	q0 = LF_GATHER8(ok, d, 10); /* MAC tail, EtherType, ver/IHL, TOS, length */
-	q1 = LF_GATHER8(ok, d, 18); /* id, fragment, TTL, proto, checksum */
-	q2 = LF_GATHER8(ok, d, 26); /* src, dst */
+	if (unlikely(ok != 0xff)) {
+		__mmask8 sw_mask = 0;
+		unsigned int proto, need, r;
+
+		ok = 0;
+		for (j = 0; j < 8; j++) {
+			r = lf_parse_ipv4_plain(pkts[j], &proto, &need, &dst[j]);
+			ok |= (__mmask8)((r != 0) << j);
+			sw_mask |= (__mmask8)((r == 2) << j);
+		}
+		*sw = sw_mask;
+		return ok;
+	}
+	/*
+	 * Bytes 2..33 of each packet, two packets to a register, transposed so
+	 * that their qwords 1, 2 and 3 (bytes 10..17, 18..25, 26..33) each
+	 * fill one register: q0, q1, q2.
+	 */
+#define LF_LOAD2(j)                                                                  \
+	_mm512_inserti64x4(_mm512_castsi256_si512(                                   \
+				   _mm256_loadu_si256((const void *)(data[j] + 2))), \
+			   _mm256_loadu_si256((const void *)(data[(j) + 1] + 2)), 1)
+	a01 = LF_LOAD2(0);
+	a23 = LF_LOAD2(2);
+	a45 = LF_LOAD2(4);
+	a67 = LF_LOAD2(6);
+#undef LF_LOAD2
+	x = _mm512_permutex2var_epi64(a01, _mm512_setr_epi64(1, 5, 9, 13, 2, 6, 10, 14), a23);
+	y = _mm512_permutex2var_epi64(a45, _mm512_setr_epi64(1, 5, 9, 13, 2, 6, 10, 14), a67);
+	q0 = _mm512_shuffle_i64x2(x, y, 0x44); /* MAC tail, EtherType, ver/IHL, TOS, length */
+	q1 = _mm512_shuffle_i64x2(x, y, 0xee); /* id, fragment, TTL, proto, checksum */
+	x = _mm512_permutex2var_epi64(a01, _mm512_setr_epi64(3, 7, 11, 15, 3, 7, 11, 15), a23);
+	y = _mm512_permutex2var_epi64(a45, _mm512_setr_epi64(3, 7, 11, 15, 3, 7, 11, 15), a67);
+	q2 = _mm512_shuffle_i64x2(x, y, 0x44); /* src, dst */
 
 	/* IPv4, IHL 5; fragment offset 0; TTL > 1. */
 	ok = _mm512_mask_cmpeq_epi64_mask(ok, _mm512_and_si512(q0, _mm512_set1_epi64(0xffffff0000)),
@@ -134,8 +181,6 @@ lf_parse_ipv4_plain_x8(struct rte_mbuf *const *pkts, uint32_t *dst, uint8_t **da
 	*sw = ok & ~good;
 	return ok;
 }
-
-#undef LF_GATHER8
 
 #else
 #define LF_PARSE_X8 0
