@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_byteorder.h>
 
 /**
@@ -43,6 +44,30 @@ lf_cksum_ttl_dec(uint16_t hc)
 	sum += rte_cpu_to_be_16(0xfeff);
 	sum = (sum & 0xffff) + (sum >> 16);
 	return (uint16_t)~sum;
+}
+
+/**
+ * TTL decrement and checksum update on the 32-bit word at IPv4 header
+ * offset 8, loaded little endian: [TTL, protocol, checksum high byte,
+ * checksum low byte] from bit 0 up. Requires TTL > 1.
+ *
+ * The update is HC' = HC + 0x0100 in one's complement (lf_cksum_ttl_dec),
+ * so TTL - 1 and the checksum update are the single add w + 0xffff: the
+ * -1 takes nothing from the protocol byte (TTL > 1), the +0x10000 is +1 on
+ * the checksum's high byte, and a carry out of that byte lands in its low
+ * byte, which is the end-around carry. Two checksums come out wrong:
+ * 0xffff, whose carry would leave the word, and 0xfeff, which gives 0xffff
+ * where a recompute gives 0x0000. Both can sit in a header that verifies
+ * (0xffff and 0x0000 are the same one's complement value), so those two
+ * (w >= 0xfffe0000) take lf_cksum_ttl_dec() instead.
+ */
+static inline uint32_t
+lf_ipv4_ttl_cksum_dec_le(uint32_t w)
+{
+	if (likely(w < 0xfffe0000u))
+		return w + 0xffffu;
+	/* The checksum is stored big endian: as a u16 read LE it is w >> 16. */
+	return ((uint32_t)lf_cksum_ttl_dec((uint16_t)(w >> 16)) << 16) | ((w - 1) & 0xffffu);
 }
 
 #endif /* LF_CKSUM_H */

@@ -34,7 +34,9 @@ struct lf_nh *rewrite_init(const struct lf_config *cfg, const struct rte_ether_a
 void rewrite_free(struct lf_nh *table);
 
 /**
- * IPv4 TTL decrement with the checksum update. The TTL/protocol word is
+ * IPv4 TTL decrement with the checksum update (TTL > 1). On little endian
+ * the TTL, protocol and checksum are one 32-bit word and the whole update is
+ * one add (lf_ipv4_ttl_cksum_dec_le). Otherwise the TTL/protocol word is
  * loaded and stored whole: a byte store to the TTL followed by a 16-bit load
  * of the same word defeats store forwarding (measured: 60% of the rewrite
  * stage's samples).
@@ -42,21 +44,37 @@ void rewrite_free(struct lf_nh *table);
 static inline void
 lf_ipv4_ttl_dec(struct rte_ipv4_hdr *ip)
 {
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	uint32_t w;
+
+	memcpy(&w, &ip->time_to_live, sizeof(w));
+	w = lf_ipv4_ttl_cksum_dec_le(w);
+	memcpy(&ip->time_to_live, &w, sizeof(w));
+#else
 	uint16_t *word = (uint16_t *)&ip->time_to_live;
 
 	*word = rte_cpu_to_be_16(rte_be_to_cpu_16(*word) - 0x0100);
 	ip->hdr_checksum = lf_cksum_ttl_dec(ip->hdr_checksum);
+#endif
+}
+
+/**
+ * Rewrite the untagged IPv4 packet whose Ethernet header is at eth for the
+ * MACs at macs (what rewrite_burst does).
+ */
+static inline void
+lf_rewrite_ipv4_plain_at(void *eth, const void *macs)
+{
+	lf_ipv4_ttl_dec((struct rte_ipv4_hdr *)((uint8_t *)eth + RTE_ETHER_HDR_LEN));
+	/* Destination then source MAC, 12 bytes (struct lf_nh, a flow entry). */
+	memcpy(eth, macs, 2 * RTE_ETHER_ADDR_LEN);
 }
 
 /** Rewrite an untagged IPv4 packet for the MACs at macs (what rewrite_burst does). */
 static inline void
 lf_rewrite_ipv4_plain(struct rte_mbuf *m, const void *macs)
 {
-	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-
-	lf_ipv4_ttl_dec((struct rte_ipv4_hdr *)(eth + 1));
-	/* Destination then source MAC, 12 bytes (struct lf_nh, a flow entry). */
-	memcpy(eth, macs, 2 * RTE_ETHER_ADDR_LEN);
+	lf_rewrite_ipv4_plain_at(rte_pktmbuf_mtod(m, void *), macs);
 }
 
 /**

@@ -92,3 +92,32 @@ tx_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	}
 	return n;
 }
+
+void
+tx_burst_port(struct worker *w, uint16_t out, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct lf_txbuf *b = &w->tx[out];
+	uint16_t sent;
+
+	/*
+	 * A whole burst for one port with nothing buffered before it: what
+	 * tx_burst would copy into the buffer and flush at once, sent from
+	 * where it is.
+	 */
+	if (b->n != 0 || n < w->burst) {
+		uint16_t i;
+
+		for (i = 0; i < n; i++)
+			w->meta[i].out = out;
+		tx_burst(w, pkts, n);
+		return;
+	}
+	sent = rte_eth_tx_burst(b->port_id, b->queue_id, pkts, n);
+	LF_STAT_ADD(w->stats.tx_pkts, sent);
+	if (w->latency && sent != 0)
+		lf_hist_record_n(w->lat[w->lat_cur], rte_rdtsc() - w->rx_tsc, sent);
+	if (unlikely(sent < n)) {
+		LF_STAT_ADD(w->stats.drops[LF_DROP_TX_FULL], n - sent);
+		rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
+	}
+}

@@ -5,7 +5,8 @@
  * result must equal a full recompute (rte_ipv4_cksum over the header with the
  * checksum field zeroed, and an independent RFC 1071 sum) for the edge cases
  * (checksum 0x0000 and its other representation 0xffff, every checksum value
- * crossed with every TTL) and for 1,000,000 random headers with options.
+ * crossed with every TTL) and for 1,000,000 random headers with options;
+ * and the one-add form on the TTL/protocol/checksum word, exhaustively.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 
 #include <rte_byteorder.h>
+#include <rte_common.h>
 #include <rte_ip.h>
 
 #include "cksum.h"
@@ -247,6 +249,73 @@ test_cksum_every_value_every_ttl(void **state)
 	assert_int_equal(checked, 254u * 65536u);
 }
 
+/*
+ * The one-add form on the TTL/protocol/checksum word (what lf_ipv4_ttl_dec
+ * runs on little endian), exhaustively: every checksum value 0x0000..0xffff
+ * crossed with every TTL 2..255 and a set of protocols (the add must leave
+ * the protocol byte alone), each header built to carry exactly that
+ * checksum and verify. The result must equal a full recompute and
+ * lf_cksum_ttl_dec. No value is skipped: 0xffff verifies (it is 0x0000's
+ * other representation), and 0xffff and 0xfeff are exactly the two inputs
+ * the plain add would get wrong, so they are the ones that matter most.
+ */
+static void
+test_cksum_word_every_value(void **state)
+{
+	static const uint8_t protos[] = { 0, 1, 6, 17, 58, 255 };
+	uint8_t h[HDR_MAX] __rte_aligned(8);
+	uint32_t hc, ttl, rest, sum, w;
+	unsigned int p;
+	uint16_t id, want;
+	uint64_t checked = 0, slow = 0;
+
+	(void)state;
+	for (p = 0; p < RTE_DIM(protos); p++) {
+		for (ttl = 2; ttl <= 255; ttl++) {
+			base_header(h, ttl, protos[p]);
+			h[4] = h[5] = 0;
+			set_cksum(h, 0);
+			rest = (uint16_t)~ref_cksum(h, 20);
+			for (hc = 0; hc <= 0xffff; hc++) {
+				sum = rest + hc;
+				sum = (sum & 0xffff) + (sum >> 16);
+				sum = (sum & 0xffff) + (sum >> 16);
+				id = (uint16_t)~sum;
+				h[4] = id >> 8;
+				h[5] = id & 0xff;
+				h[8] = ttl;
+				h[10] = hc >> 8;
+				h[11] = hc & 0xff;
+				if (ref_cksum(h, 20) != 0)
+					fail_msg("ttl %u hc 0x%04x: header does not verify", ttl,
+						 hc);
+				w = (uint32_t)h[8] | (uint32_t)h[9] << 8 | (uint32_t)h[10] << 16 |
+					(uint32_t)h[11] << 24;
+				slow += w >= 0xfffe0000u;
+				w = lf_ipv4_ttl_cksum_dec_le(w);
+				/* Recompute with TTL - 1. */
+				h[8] = ttl - 1;
+				h[10] = h[11] = 0;
+				want = ref_cksum(h, 20);
+				if ((w & 0xff) != ttl - 1 || (w >> 8 & 0xff) != protos[p])
+					fail_msg("ttl %u proto %u hc 0x%04x: ttl/proto 0x%04x", ttl,
+						 protos[p], hc, w & 0xffff);
+				if ((w >> 16 & 0xff) != want >> 8 || w >> 24 != (want & 0xff))
+					fail_msg("ttl %u proto %u hc 0x%04x: word 0x%08x, "
+						 "recompute 0x%04x",
+						 ttl, protos[p], hc, w, want);
+				if ((uint16_t)(w >> 16) != lf_cksum_ttl_dec(rte_cpu_to_be_16(hc)))
+					fail_msg("ttl %u hc 0x%04x: lf_cksum_ttl_dec differs", ttl,
+						 hc);
+				checked++;
+			}
+		}
+	}
+	assert_int_equal(checked, RTE_DIM(protos) * 254u * 65536u);
+	/* Only checksums 0xfeff and 0xffff leave the one-add path. */
+	assert_int_equal(slow, RTE_DIM(protos) * 254u * 2u);
+}
+
 /* Every TTL 2..255 with every protocol number. */
 static void
 test_cksum_every_ttl_every_proto(void **state)
@@ -355,6 +424,7 @@ main(void)
 		cmocka_unit_test(test_cksum_zero_representations),
 		cmocka_unit_test(test_cksum_result_zero),
 		cmocka_unit_test(test_cksum_every_value_every_ttl),
+		cmocka_unit_test(test_cksum_word_every_value),
 		cmocka_unit_test(test_cksum_every_ttl_every_proto),
 		cmocka_unit_test(test_cksum_random_headers),
 		cmocka_unit_test(test_cksum_any_word),

@@ -8,7 +8,9 @@
  * software and from the RX offload flags, TTL), truncated L4 headers, IPv6
  * length, hop limit and extension-header chains, fragments. Accepted packets
  * are checked field by field in struct lf_meta, and parse_burst() is checked
- * for compaction, drop counters and prefetch-distance independence.
+ * for compaction, drop counters and prefetch-distance independence. The
+ * AVX-512 check of eight packets (parse_fast_x8.h) must give the verdicts
+ * of the scalar lf_parse_ipv4_plain on random and mutated packets.
  */
 #define _GNU_SOURCE
 #include <netinet/in.h>
@@ -32,6 +34,8 @@
 #include <rte_mempool.h>
 
 #include "parse.h"
+#include "parse_fast.h"
+#include "parse_fast_x8.h"
 #include "worker.h"
 
 #define POOL_SIZE 511
@@ -1210,6 +1214,234 @@ test_parse_burst(void **state)
 		}
 }
 
+/* ---- lf_parse_ipv4_plain_x8 against lf_parse_ipv4_plain ---- */
+
+#define X8_GROUPS 250000u
+
+static uint64_t x8_rng = 0x243f6a8885a308d3ull;
+
+static uint64_t
+x8_rnd(void)
+{
+	x8_rng ^= x8_rng >> 12;
+	x8_rng ^= x8_rng << 25;
+	x8_rng ^= x8_rng >> 27;
+	return x8_rng * 2685821657736338717ull;
+}
+
+static uint16_t
+x8_pick16(const uint16_t *v, unsigned int n)
+{
+	return v[x8_rnd() % n];
+}
+
+/* Checksum of the 20-byte header at h, in the byte order it is stored. */
+static void
+x8_set_cksum(uint8_t *h)
+{
+	uint16_t c;
+
+	h[10] = h[11] = 0;
+	c = rte_ipv4_cksum((const struct rte_ipv4_hdr *)h);
+	memcpy(h + 10, &c, sizeof(c));
+}
+
+/*
+ * A plain IPv4 packet in m, valid or with one or two fields set to a corner
+ * value: EtherType, version/IHL, total length, fragment field, TTL, every
+ * protocol, checksum (wrong, or 0x0000/0xffff), RX checksum flags, data and
+ * packet lengths, data offset.
+ */
+static void
+x8_packet(struct rte_mbuf *m)
+{
+	static const uint16_t ethertypes[] = { 0x0800, 0x86dd, 0x8100, 0x0806, 0x0008, 0x0900 };
+	static const uint16_t frags[] = { 0x0000, 0x2000, 0x4000, 0x0001, 0x1fff,
+					  0xe000, 0x0100, 0x2001, 0x8000 };
+	static const uint8_t verihl[] = { 0x44, 0x46, 0x4f, 0x55, 0x65, 0x05, 0x40, 0x35 };
+	static const uint8_t ttls[] = { 0, 1, 2, 3, 128, 255 };
+	static const uint64_t flags[] = {
+		RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN, RTE_MBUF_F_RX_IP_CKSUM_GOOD,
+		RTE_MBUF_F_RX_IP_CKSUM_BAD,     RTE_MBUF_F_RX_IP_CKSUM_NONE,
+		RTE_MBUF_F_RX_L4_CKSUM_BAD,     RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_IP_CKSUM_GOOD,
+	};
+	unsigned int proto = x8_rnd() % 4 == 0
+		? (unsigned int)(x8_rnd() % 256)
+		: (const unsigned int[]){ 17, 6, 1, 58 }[x8_rnd() % 4];
+	unsigned int need = lf_l4_min_len[proto];
+	unsigned int len = 20 + need + x8_rnd() % 40; /* IP total length */
+	unsigned int extra = x8_rnd() % 4 == 0 ? x8_rnd() % 32 : 0;
+	unsigned int mut = x8_rnd() % 2 ? 0 : 1 + x8_rnd() % 2;
+	uint16_t headroom = (uint16_t)(x8_rnd() % 8 == 0 ? x8_rnd() % 256 : RTE_PKTMBUF_HEADROOM);
+	uint8_t *d, *h;
+	unsigned int i;
+	uint16_t v;
+
+	rte_pktmbuf_reset(m);
+	m->data_off = RTE_MIN(headroom, (uint16_t)(m->buf_len - 14 - 60 - 64));
+	d = rte_pktmbuf_mtod(m, uint8_t *);
+	for (i = 0; i < 14 + 60 + 32; i++)
+		d[i] = (uint8_t)x8_rnd();
+	d[12] = 0x08;
+	d[13] = 0x00;
+	h = d + 14;
+	h[0] = 0x45;
+	h[2] = len >> 8;
+	h[3] = len & 0xff;
+	h[6] = h[7] = 0;
+	if (x8_rnd() % 4 == 0)
+		h[6] = 0x40; /* DF */
+	h[8] = 2 + x8_rnd() % 254;
+	h[9] = proto;
+	x8_set_cksum(h);
+	m->data_len = 14 + len + extra;
+	m->pkt_len = m->data_len + (x8_rnd() % 4 == 0 ? x8_rnd() % 3000 : 0);
+	m->ol_flags = x8_rnd() % 2 ? RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN : RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+
+	while (mut-- > 0) {
+		bool fix = x8_rnd() % 4 != 0; /* checksum recomputed after */
+
+		switch (x8_rnd() % 10) {
+		case 0:
+			v = x8_pick16(ethertypes, RTE_DIM(ethertypes));
+			d[12] = v >> 8;
+			d[13] = v & 0xff;
+			break;
+		case 1:
+			h[0] = x8_rnd() % 2 ? verihl[x8_rnd() % RTE_DIM(verihl)]
+					    : (uint8_t)x8_rnd();
+			break;
+		case 2: {
+			const uint16_t tl[] = { 0,
+						19,
+						20,
+						(uint16_t)(20 + need - 1),
+						(uint16_t)(20 + need),
+						(uint16_t)(m->pkt_len - 14),
+						(uint16_t)(m->pkt_len - 13),
+						(uint16_t)(m->pkt_len - 15),
+						0xffff,
+						(uint16_t)x8_rnd() };
+
+			v = x8_pick16(tl, RTE_DIM(tl));
+			h[2] = v >> 8;
+			h[3] = v & 0xff;
+			break;
+		}
+		case 3:
+			/* A listed value, a single bit (each offset bit alone), or any. */
+			switch (x8_rnd() % 3) {
+			case 0:
+				v = x8_pick16(frags, RTE_DIM(frags));
+				break;
+			case 1:
+				v = (uint16_t)(1u << (x8_rnd() % 16));
+				break;
+			default:
+				v = (uint16_t)x8_rnd();
+			}
+			h[6] = v >> 8;
+			h[7] = v & 0xff;
+			break;
+		case 4:
+			h[8] = ttls[x8_rnd() % RTE_DIM(ttls)];
+			break;
+		case 5:
+			h[9] = (uint8_t)x8_rnd();
+			break;
+		case 6:
+			/* A wrong checksum, or the other representation of zero. */
+			fix = false;
+			if (x8_rnd() % 2) {
+				h[10 + x8_rnd() % 2] ^= (uint8_t)(1u << (x8_rnd() % 8));
+			} else {
+				x8_set_cksum(h);
+				if (h[10] == 0 && h[11] == 0)
+					h[10] = h[11] = 0xff;
+				else if (h[10] == 0xff && h[11] == 0xff)
+					h[10] = h[11] = 0;
+				else
+					h[10] ^= 0x80;
+			}
+			break;
+		case 7:
+			m->ol_flags = flags[x8_rnd() % RTE_DIM(flags)];
+			break;
+		case 8: {
+			const uint16_t dl[] = { 0,
+						13,
+						14,
+						33,
+						34,
+						(uint16_t)(34 + need - 1),
+						(uint16_t)(34 + need),
+						(uint16_t)(m->data_len - 1),
+						(uint16_t)(m->data_len + 1) };
+
+			m->data_len = RTE_MIN(x8_pick16(dl, RTE_DIM(dl)), (uint16_t)(14 + 60 + 32));
+			break;
+		}
+		default:
+			m->pkt_len = x8_rnd() % 2 ? (uint32_t)m->data_len - 1
+						  : (uint32_t)(x8_rnd() % 200);
+			break;
+		}
+		if (fix)
+			x8_set_cksum(h);
+	}
+}
+
+static void
+test_parse_x8_same_verdicts(void **state)
+{
+	struct rte_mbuf *pkts[8];
+	uint32_t dst[8];
+	uint8_t *data[8];
+	uint64_t verdicts[3] = { 0 }, full_groups = 0;
+	unsigned int g, i;
+
+	(void)state;
+	/* The vector check reads lf_l4_min_len[0..63] only. */
+	for (i = 64; i < 256; i++)
+		assert_int_equal(lf_l4_min_len[i], 0);
+#if !LF_PARSE_X8
+	skip();
+#else
+	assert_int_equal(rte_pktmbuf_alloc_bulk(pool, pkts, 8), 0);
+	for (g = 0; g < X8_GROUPS; g++) {
+		__mmask8 ok, sw;
+
+		for (i = 0; i < 8; i++)
+			x8_packet(pkts[i]);
+		memset(dst, 0, sizeof(dst));
+		ok = lf_parse_ipv4_plain_x8(pkts, dst, data, &sw);
+		full_groups += ok == 0xff;
+		for (i = 0; i < 8; i++) {
+			unsigned int proto, need, r;
+			uint32_t want_dst = 0;
+
+			r = lf_parse_ipv4_plain(pkts[i], &proto, &need, &want_dst);
+			verdicts[r]++;
+			if (((ok >> i) & 1) != (r != 0) || ((sw >> i) & 1) != (r == 2))
+				fail_msg("group %u packet %u: scalar %u, x8 ok %u sw %u", g, i, r,
+					 (ok >> i) & 1, (sw >> i) & 1);
+			assert_ptr_equal(data[i], rte_pktmbuf_mtod(pkts[i], uint8_t *));
+			if (r != 0)
+				assert_int_equal(dst[i], want_dst);
+		}
+	}
+	rte_pktmbuf_free_bulk(pkts, 8);
+	print_message("x8: %llu refused, %llu accepted, %llu after a software checksum; "
+		      "%llu whole groups accepted\n",
+		      (unsigned long long)verdicts[0], (unsigned long long)verdicts[1],
+		      (unsigned long long)verdicts[2], (unsigned long long)full_groups);
+	/* Both verdicts, and both kinds of acceptance, in quantity. */
+	for (i = 0; i < 3; i++)
+		assert_true(verdicts[i] > X8_GROUPS / 4);
+	assert_true(full_groups > 100);
+#endif
+}
+
 #define T(f) cmocka_unit_test_teardown(f, check_pool)
 
 int
@@ -1243,6 +1475,7 @@ main(void)
 		T(test_ipv6_extension_chain),
 		T(test_ipv6_qinq),
 		T(test_parse_burst),
+		T(test_parse_x8_same_verdicts),
 	};
 
 	return cmocka_run_group_tests_name("parse", tests, group_setup, group_teardown);
