@@ -13,12 +13,16 @@
 
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 
 #include "acl.h"
 #include "config.h"
 #include "flow.h"
 #include "hist.h"
+
+/** Residence entries a worker keeps between two TSC reads (worker_lat_pend). */
+#define LF_LAT_PEND_MAX 64
 
 /** Drop reasons, each defined once: yields the enum and the names. */
 #define LF_DROP_REASONS(X)              \
@@ -106,7 +110,7 @@ struct lf_txbuf {
 	/** With latency on: runs of buffered packets that share an RX time. */
 	uint16_t n_runs;
 	struct {
-		uint64_t rx_tsc; /**< When their RX burst returned. */
+		uint64_t rx_tsc; /**< RX time of their burst (w->rx_tsc). */
 		uint16_t n;
 	} runs[LF_BURST_MAX];
 };
@@ -170,14 +174,14 @@ struct worker {
 	 * latency_clock = hw: a burst's RX time is the hardware timestamp of
 	 * its first packet, mapped to the TSC through hwclk[port index]
 	 * (hwclock.h). control: sets these before launch and publishes the
-	 * maps; worker: reads. hwclk NULL: the TSC when rx_burst returned.
+	 * maps; worker: reads. hwclk NULL: the TSC (worker_main says which read).
 	 */
 	const struct lf_hwclock *hwclk;
 	int ts_off;
 	uint64_t ts_flag;
 
 	/*
-	 * Residence (RX burst returned -> TX burst handed to the PMD)
+	 * Residence (RX time -> end of the iteration that handed it to TX)
 	 * histograms, double-buffered: the worker records into lat[lat_cur].
 	 * The control thread asks for a swap by bumping lat_req; the worker
 	 * flips lat_cur between bursts and echoes lat_req into lat_ack, after
@@ -188,6 +192,17 @@ struct worker {
 	uint32_t lat_ack; /* worker: writes; control: reads. */
 	unsigned int lat_cur; /* worker only. */
 	uint64_t rx_tsc; /* worker only: when the current burst arrived. */
+	/*
+	 * worker only: packets sent since the last TSC read, by RX time; their
+	 * residence is recorded at the next read (worker_lat_record), so that
+	 * one read per loop iteration serves the cycle accounting, the next
+	 * burst's RX time and every TX of the iteration.
+	 */
+	uint16_t lat_pend_n;
+	struct {
+		uint64_t rx_tsc;
+		uint32_t n;
+	} lat_pend[LF_LAT_PEND_MAX];
 
 	/* worker only: per-burst scratch. */
 	struct lf_meta meta[LF_BURST_MAX];
@@ -262,8 +277,34 @@ void worker_process_staged(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
  */
 void worker_slow_tail(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
 
-/** Send every buffered packet now. */
+/** Send every buffered packet now (and record the residence of what left). */
 void worker_flush_tx(struct worker *w);
+
+/** Record the pending residences (lat_pend) as ending at now. */
+void worker_lat_record(struct worker *w, uint64_t now);
+
+/**
+ * Note n packets received at rx_tsc as sent; their residence is recorded at
+ * the worker's next TSC read. A full list is first recorded at once, on a
+ * fresh TSC read.
+ */
+static inline void
+worker_lat_pend(struct worker *w, uint64_t rx_tsc, uint32_t n)
+{
+	uint16_t k = w->lat_pend_n;
+
+	if (k != 0 && w->lat_pend[k - 1].rx_tsc == rx_tsc) {
+		w->lat_pend[k - 1].n += n;
+		return;
+	}
+	if (unlikely(k == LF_LAT_PEND_MAX)) {
+		worker_lat_record(w, rte_rdtsc());
+		k = 0;
+	}
+	w->lat_pend[k].rx_tsc = rx_tsc;
+	w->lat_pend[k].n = n;
+	w->lat_pend_n = k + 1;
+}
 
 /** lcore entry point: the run-to-completion loop. arg is a struct worker. */
 int worker_main(void *arg);

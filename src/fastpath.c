@@ -26,6 +26,7 @@ fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
 	const uint16_t dist = w->prefetch;
 	const struct lf_nh *table = w->nh_table;
+	const uint64_t nh_count = w->nh_count;
 	uint16_t out = 0, out_or = 0, out_and = UINT16_MAX;
 	uint64_t sw = 0;
 	uint16_t i, k;
@@ -37,6 +38,7 @@ fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	 */
 	if (w->acl != NULL || w->flows != NULL)
 		return false;
+	RTE_BUILD_BUG_ON(LF_MAX_NEXTHOPS > LF_NH_NONE); /* nh_count <= LF_NH_NONE */
 	/*
 	 * Pass 1: check every packet (reads only) and collect the keys, eight
 	 * at a time where the CPU has AVX-512, then one at a time. The groups
@@ -87,12 +89,9 @@ fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 		const uint64_t nh = w->nh4[i];
 		struct rte_mbuf *m = pkts[i];
 
-		if (unlikely(nh == LF_NH_NONE)) {
-			lf_drop(w, m, LF_DROP_NO_ROUTE);
-			continue;
-		}
-		if (unlikely(nh >= w->nh_count || table[nh].out == LF_NH_INVALID)) {
-			lf_drop(w, m, LF_DROP_NO_NEXTHOP);
+		/* No route (LF_NH_NONE) is past the table too: one compare. */
+		if (unlikely(nh >= nh_count || table[nh].out == LF_NH_INVALID)) {
+			lf_drop(w, m, nh == LF_NH_NONE ? LF_DROP_NO_ROUTE : LF_DROP_NO_NEXTHOP);
 			continue;
 		}
 		out = table[nh].out;

@@ -7,20 +7,20 @@
 #include "tx.h"
 
 /*
- * Residence of the packets just sent: one TSC read per flush and one
- * histogram update per run of packets that came in the same RX burst.
+ * Residence of the packets just sent: they left now, but the worker reads
+ * the TSC once per loop iteration, so note them as pending, one entry per
+ * run of packets that came in the same RX burst (consecutive runs of one
+ * burst merge); the worker records them at its next TSC read.
  */
 static void
 tx_record_latency(struct worker *w, struct lf_txbuf *b, uint16_t sent)
 {
-	struct lf_hist *h = w->lat[w->lat_cur];
-	const uint64_t now = rte_rdtsc();
 	uint16_t r;
 
 	for (r = 0; r < b->n_runs && sent != 0; r++) {
 		uint16_t k = RTE_MIN(b->runs[r].n, sent);
 
-		lf_hist_record_n(h, now - b->runs[r].rx_tsc, k);
+		worker_lat_pend(w, b->runs[r].rx_tsc, k);
 		sent -= k;
 	}
 }
@@ -115,7 +115,7 @@ tx_burst_port(struct worker *w, uint16_t out, struct rte_mbuf **pkts, uint16_t n
 	sent = rte_eth_tx_burst(b->port_id, b->queue_id, pkts, n);
 	LF_STAT_ADD(w->stats.tx_pkts, sent);
 	if (w->latency && sent != 0)
-		lf_hist_record_n(w->lat[w->lat_cur], rte_rdtsc() - w->rx_tsc, sent);
+		worker_lat_pend(w, w->rx_tsc, sent);
 	if (unlikely(sent < n)) {
 		LF_STAT_ADD(w->stats.drops[LF_DROP_TX_FULL], n - sent);
 		rte_pktmbuf_free_bulk(&pkts[sent], n - sent);

@@ -72,6 +72,19 @@ worker_flush_tx(struct worker *w)
 
 	for (i = 0; i < w->n_tx; i++)
 		tx_flush(w, &w->tx[i]);
+	if (w->lat_pend_n != 0)
+		worker_lat_record(w, rte_rdtsc());
+}
+
+void
+worker_lat_record(struct worker *w, uint64_t now)
+{
+	struct lf_hist *h = w->lat[w->lat_cur];
+	unsigned int i;
+
+	for (i = 0; i < w->lat_pend_n; i++)
+		lf_hist_record_n(h, now - w->lat_pend[i].rx_tsc, w->lat_pend[i].n);
+	w->lat_pend_n = 0;
 }
 
 /*
@@ -101,7 +114,8 @@ worker_main(void *arg)
 	struct rte_mbuf *pkts[LF_BURST_MAX];
 	struct lf_worker_stats *s = &w->stats;
 	const uint16_t burst = w->burst;
-	uint64_t prev, now;
+	uint64_t prev, now, poll_tsc;
+	bool backlog = false; /* queue 0's last poll returned a whole burst */
 	unsigned int q;
 
 	LF_LOG(INFO, worker,
@@ -111,6 +125,7 @@ worker_main(void *arg)
 	if (w->qsv != NULL)
 		rte_rcu_qsbr_thread_online(w->qsv, w->index);
 	prev = rte_rdtsc();
+	poll_tsc = prev;
 	w->last_drain = prev;
 	while (!*w->quit) {
 		uint32_t got = 0;
@@ -128,16 +143,34 @@ worker_main(void *arg)
 			uint16_t n = rte_eth_rx_burst(rq->port_id, rq->queue_id, pkts, burst);
 
 			LF_STAT_ADD(s->burst_hist[lf_burst_bucket(n)], 1);
-			if (n == 0)
+			if (n == 0) {
+				backlog &= q != 0;
 				continue;
+			}
 			got += n;
 			w->rx_port = rq->port_idx;
-			w->rx_tsc = rte_rdtsc();
+			/*
+			 * RX time. When the first queue's last poll filled a
+			 * whole burst, the ring was backlogged: these packets
+			 * were waiting when this poll began, at the TSC read
+			 * that ended the last iteration (or the housekeeping
+			 * after it), and that read serves. Otherwise they may
+			 * have come during the poll (or a preemption before
+			 * it), and so may a later queue's after the bursts
+			 * before it: read the TSC afresh.
+			 */
+			w->rx_tsc = q == 0 && backlog ? poll_tsc : rte_rdtsc();
+			if (q == 0)
+				backlog = n == burst;
 			if (w->hwclk != NULL)
 				worker_rx_time_hw(w, pkts[0], rq->port_idx);
 			worker_process_burst(w, pkts, n);
 		}
 		now = rte_rdtsc();
+		/* What this iteration sent has left: its residence ends now. */
+		if (w->lat_pend_n != 0)
+			worker_lat_record(w, now);
+		poll_tsc = now;
 		LF_STAT_ADD(s->polls, w->n_rxq);
 		/* Between bursts: hand the latency buffer over if asked. */
 		if (unlikely(__atomic_load_n(&w->lat_req, __ATOMIC_ACQUIRE) != w->lat_ack)) {
@@ -152,17 +185,20 @@ worker_main(void *arg)
 			if (now - w->last_drain >= w->drain_tsc) {
 				worker_flush_tx(w);
 				w->last_drain = now;
+				poll_tsc = rte_rdtsc();
 			}
 		} else {
 			LF_STAT_ADD(s->idle_cycles, now - prev);
 			/* Nothing more is coming now: holding packets only adds latency. */
 			worker_flush_tx(w);
 			w->last_drain = now;
+			poll_tsc = rte_rdtsc();
 		}
 		/* Flow aging, a slice at a time: every ~100 us, busy or not. */
 		if (w->flows != NULL && now >= w->flow_expire_tsc) {
 			flow_stage_expire(w, now, LF_FLOW_EXPIRE_BUDGET);
 			w->flow_expire_tsc = now + w->flow_expire_period;
+			poll_tsc = rte_rdtsc();
 		}
 		prev = now;
 		/* Every packet of this iteration is past the lookups: none
