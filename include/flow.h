@@ -195,10 +195,9 @@ lf_flow_key_ipv4(struct lf_flow_key *k, uint8_t proto, uint16_t in_port, uint16_
  * compares the two).
  */
 static inline void
-lf_flow_key_plain_ipv4(const struct rte_mbuf *m, unsigned int proto, uint16_t in_port,
-		       struct lf_flow_key *k)
+lf_flow_key_plain_ipv4_at(const uint8_t *d, unsigned int proto, uint16_t in_port,
+			  struct lf_flow_key *k)
 {
-	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint16_t ports[2] = { 0, 0 };
 	uint32_t src, dst;
 
@@ -207,6 +206,14 @@ lf_flow_key_plain_ipv4(const struct rte_mbuf *m, unsigned int proto, uint16_t in
 	if (proto == IPPROTO_UDP || proto == IPPROTO_TCP)
 		memcpy(ports, d + RTE_ETHER_HDR_LEN + 20, sizeof(ports));
 	lf_flow_key_ipv4(k, (uint8_t)proto, in_port, 0, src, dst, ports[0], ports[1]);
+}
+
+/** lf_flow_key_plain_ipv4_at() on the packet's data. */
+static inline void
+lf_flow_key_plain_ipv4(const struct rte_mbuf *m, unsigned int proto, uint16_t in_port,
+		       struct lf_flow_key *k)
+{
+	lf_flow_key_plain_ipv4_at(rte_pktmbuf_mtod(m, const uint8_t *), proto, in_port, k);
 }
 
 /**

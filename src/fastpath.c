@@ -117,10 +117,45 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	uint64_t n_sw = 0;
 	uint16_t i, k, first;
 
-	for (i = 0; i < dist && i < n; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	/* Pass 1: check every packet (reads only) and build its flow key. */
-	for (i = 0; i < n; i++) {
+	/*
+	 * Pass 1: check every packet (reads only) and build its flow key,
+	 * eight at a time where the CPU has AVX-512 (the check as
+	 * fastpath_burst runs it), then one at a time.
+	 */
+	i = 0;
+#if LF_PARSE_X8
+	if (n >= 8) {
+		const uint16_t ahead = dist == 0 ? 0 : RTE_MAX(dist, (uint16_t)8);
+
+		for (k = 0; k < ahead && k < n; k++)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[k], void *));
+		for (; i + 8 <= n; i += 8) {
+			__mmask8 swm;
+			uint16_t j;
+
+			for (k = i + ahead; ahead != 0 && k < i + ahead + 8 && k < n; k++)
+				rte_prefetch0(rte_pktmbuf_mtod(pkts[k], void *));
+			if (unlikely(lf_parse_ipv4_plain_x8(&pkts[i], &w->ip4[i], &w->data[i],
+							    &swm) != 0xff))
+				return false;
+			n_sw += __builtin_popcount(swm);
+			for (j = i; j < i + 8; j++) {
+				const uint8_t *d = w->data[j];
+				const unsigned int proto =
+					d[RTE_ETHER_HDR_LEN +
+					  offsetof(struct rte_ipv4_hdr, next_proto_id)];
+
+				lf_meta_plain_ipv4(&w->meta[j], proto, lf_l4_min_len[proto]);
+				lf_flow_key_plain_ipv4_at(d, proto, w->rx_port, &w->flow_keys[j]);
+				if (dist != 0)
+					hash[j] = lf_flow_hash_prefetch(w->flows, &w->flow_keys[j]);
+			}
+		}
+	}
+#endif
+	for (k = i; k < i + dist && k < n; k++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[k], void *));
+	for (; i < n; i++) {
 		unsigned int proto, need, r;
 		uint32_t dst;
 
