@@ -115,6 +115,7 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	const uint32_t gen = w->gen;
 	uint64_t hash[LF_BURST_MAX];
 	uint64_t n_sw = 0;
+	uint16_t out = 0, out_or = 0, out_and = UINT16_MAX;
 	uint16_t i, k, first;
 
 	/*
@@ -165,6 +166,7 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 		if (unlikely(r == 0))
 			return false;
 		n_sw += r - 1;
+		w->data[i] = rte_pktmbuf_mtod(pkts[i], uint8_t *);
 		/* What parse_burst would give it, kept for the slow tail. */
 		lf_meta_plain_ipv4(&w->meta[i], proto, need);
 		lf_flow_key_plain_ipv4(pkts[i], proto, w->rx_port, &w->flow_keys[i]);
@@ -194,12 +196,18 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 			lf_drop(w, m, (enum lf_drop)e->action);
 			continue;
 		}
-		lf_rewrite_ipv4_plain(m, &e->dst_mac);
-		w->meta[k].out = e->out_port;
+		out = e->out_port;
+		lf_rewrite_ipv4_plain_at(w->data[i], &e->dst_mac);
+		w->meta[k].out = out;
+		out_or |= out;
+		out_and &= out;
 		pkts[k++] = m;
 	}
 	LF_STAT_ADD(w->stats.ipv4_cksum_sw, n_sw);
-	if (k != 0)
+	/* All to one port (out_or == out_and): TX takes them as they are. */
+	if (out_or == out_and && k != 0)
+		tx_burst_port(w, out, pkts, k);
+	else if (k != 0)
 		tx_burst(w, pkts, k);
 	if (first == n)
 		return true;
