@@ -22,6 +22,26 @@
 #include "rewrite.h"
 #include "tx.h"
 
+#if LF_PARSE_X8
+/*
+ * Prefetch the data of pkts[from..from+8) that exist (below n): a whole
+ * group as eight straight prefetches, the tail of a burst one by one.
+ */
+static inline void
+lf_prefetch_group(struct rte_mbuf **pkts, uint16_t from, uint16_t n)
+{
+	uint16_t k;
+
+	if (likely(from + 8 <= n)) {
+		for (k = 0; k < 8; k++)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[from + k], void *));
+		return;
+	}
+	for (k = from; k < n; k++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[k], void *));
+}
+#endif
+
 bool
 fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -56,8 +76,7 @@ fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 		for (; i + 8 <= n; i += 8) {
 			__mmask8 swm;
 
-			for (k = i + ahead; ahead != 0 && k < i + ahead + 8 && k < n; k++)
-				rte_prefetch0(rte_pktmbuf_mtod(pkts[k], void *));
+			lf_prefetch_group(pkts, i + ahead, ahead != 0 ? n : 0);
 			if (unlikely(lf_parse_ipv4_plain_x8(&pkts[i], &w->ip4[i], &w->data[i],
 							    &swm) != 0xff))
 				return false;
@@ -148,8 +167,7 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 			__mmask8 swm;
 			uint16_t j;
 
-			for (k = i + ahead; ahead != 0 && k < i + ahead + 8 && k < n; k++)
-				rte_prefetch0(rte_pktmbuf_mtod(pkts[k], void *));
+			lf_prefetch_group(pkts, i + ahead, ahead != 0 ? n : 0);
 			if (unlikely(lf_parse_ipv4_plain_x8(&pkts[i], &w->ip4[i], &w->data[i],
 							    &swm) != 0xff))
 				return false;
