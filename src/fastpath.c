@@ -3,12 +3,13 @@
  * Whole-burst fast path for bursts of plain IPv4 packets. It keeps no
  * per-packet meta beyond the data address, and the output port for a burst
  * to several ports: l3_off is 14 and the family is IPv4 for every packet it
- * takes. The check runs eight
- * packets at a time with AVX-512 (parse_fast_x8.h) where the build has it.
- * On the pcap->null benchmark harness it took lanefwd from 73.7 to 68.8
- * cycles/packet (scripts/bench.sh medians, before and after); the
- * eight-packet check, the one-add TTL update and the copy-free TX of a
- * whole one-port burst took that to about 56 (bench.py --quick).
+ * takes. The check runs eight packets at a time with AVX-512
+ * (parse_fast_x8.h) where the build has it. On the pcap->null benchmark
+ * harness it took lanefwd from 73.7 to 68.8 cycles/packet (scripts/bench.sh
+ * medians, before and after); the eight-packet check, the one-add TTL
+ * update and the copy-free TX of a whole one-port burst took that to about
+ * 56 (bench.py --quick), and the spill-free pass 2, one TSC read per loop
+ * iteration and straight group prefetches to about 52.6 (docs/benchmarks.md).
  */
 #include <rte_fib.h>
 #include <rte_prefetch.h>
