@@ -37,6 +37,17 @@ tx_run_add(struct lf_txbuf *b, uint64_t rx_tsc, uint16_t k)
 	}
 }
 
+/* Count what the PMD took of n; what it refused is freed and counted tx_full. */
+static inline void
+tx_account(struct worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t sent)
+{
+	LF_STAT_ADD(w->stats.tx_pkts, sent);
+	if (unlikely(sent < n)) {
+		LF_STAT_ADD(w->stats.drops[LF_DROP_TX_FULL], n - sent);
+		rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
+	}
+}
+
 void
 tx_flush(struct worker *w, struct lf_txbuf *b)
 {
@@ -45,15 +56,11 @@ tx_flush(struct worker *w, struct lf_txbuf *b)
 	if (b->n == 0)
 		return;
 	sent = rte_eth_tx_burst(b->port_id, b->queue_id, b->pkts, b->n);
-	LF_STAT_ADD(w->stats.tx_pkts, sent);
 	if (w->latency) {
 		tx_record_latency(w, b, sent);
 		b->n_runs = 0;
 	}
-	if (unlikely(sent < b->n)) {
-		LF_STAT_ADD(w->stats.drops[LF_DROP_TX_FULL], b->n - sent);
-		rte_pktmbuf_free_bulk(&b->pkts[sent], b->n - sent);
-	}
+	tx_account(w, b->pkts, b->n, sent);
 	b->n = 0;
 }
 
@@ -113,11 +120,7 @@ tx_burst_port(struct worker *w, uint16_t out, struct rte_mbuf **pkts, uint16_t n
 		return;
 	}
 	sent = rte_eth_tx_burst(b->port_id, b->queue_id, pkts, n);
-	LF_STAT_ADD(w->stats.tx_pkts, sent);
 	if (w->latency && sent != 0)
 		worker_lat_pend(w, w->rx_tsc, sent);
-	if (unlikely(sent < n)) {
-		LF_STAT_ADD(w->stats.drops[LF_DROP_TX_FULL], n - sent);
-		rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
-	}
+	tx_account(w, pkts, n, sent);
 }
