@@ -643,6 +643,23 @@ mac = 02:00:00:00:00:01
                          "%.2f" % (r["alone"] / 1e6)))
         return rows
 
+    def paired(self):
+        """lanefwd / l3fwd per repetition, each pair run back to back (clean runs only)."""
+        def by_rep(key):
+            return {r["rep"]: r for v in self.variants if v.key == key
+                    for r in v.runs if r["ok"] and not r["contended"]}
+        lf, l3 = by_rep("lanefwd"), by_rep("l3fwd")
+        return [lf[k]["pps"] / l3[k]["pps"] for k in sorted(lf) if k in l3 and l3[k]["pps"]]
+
+    def paired_line(self):
+        p = self.paired()
+        if not p:
+            return None
+        return ("lanefwd / l3fwd per repetition (run back to back): %s; %d of %d at or "
+                "above 1.0, median %.3fx." % (" ".join("%.3f" % x for x in p),
+                                              sum(x >= 1.0 for x in p), len(p),
+                                              statistics.median(p)))
+
     def verdict(self, markdown):
         b = (lambda t: "**%s**" % t) if markdown else (lambda t: t)
         lf, l3 = self.res.get("lanefwd"), self.res.get("l3fwd")
@@ -669,6 +686,8 @@ mac = 02:00:00:00:00:01
             if k == 0:
                 print("  ".join("-" * x for x in w))
         print("\n" + self.verdict(markdown=False))
+        if self.paired_line():
+            print(self.paired_line())
         print("TSC %.3f GHz (%s); medians of %d repetition(s), %.0f s window"
               % (self.tsc_hz / 1e9, self.tsc_src, self.a.reps, self.a.window))
 
@@ -751,6 +770,10 @@ mac = 02:00:00:00:00:01
             L.append("| " + " | ".join(r) + " |")
         L.append("")
         L.append(self.verdict(markdown=True) + "\n")
+        if self.paired_line():
+            L.append(self.paired_line() + " The two programs' Mpps move by a few per cent "
+                     "from run to run on this shared machine; the spread of these ratios "
+                     "is how far one comparison can be trusted.\n")
         L.append("* Mpps: packets transmitted on the null port per second, median of %d "
                  "repetitions of a %g s window after %g s of warm-up; programs interleaved." %
                  (a.reps, a.window, a.warmup))
@@ -931,7 +954,7 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="1 repetition, 2 s window, 1 s warm-up, lanefwd prefetch 4 "
                     "only, no profile, docs/benchmarks.md not written")
-    ap.add_argument("--reps", type=int, help="repetitions (default 3)")
+    ap.add_argument("--reps", type=int, help="repetitions (default 5)")
     ap.add_argument("--window", type=float, help="measurement window, s (default 5)")
     ap.add_argument("--warmup", type=float, help="warm-up after start, s (default 2)")
     ap.add_argument("--flows", type=int, default=4096)
@@ -959,7 +982,7 @@ def main():
         a.main_only = True
         a.profile = False
         a.max_wait = min(a.max_wait, 15)
-    a.reps = a.reps or 3
+    a.reps = a.reps or 5
     a.window = a.window or 5.0
     a.warmup = a.warmup if a.warmup is not None else 2.0
     doc = None
