@@ -814,12 +814,17 @@ mac = 02:00:00:00:00:01
                      "`time_to_live--; hdr_checksum++` (the RFC 1141 shortcut), a bad-port "
                      "check on the header length only, and an SSE MAC rewrite; it leaves "
                      "the IPv4 header checksum to the NIC, so with the offload patched "
-                     "out no checksum is verified, and it does not drop TTL 1. lanefwd: "
+                     "out no checksum is verified, and it does not drop TTL 1. Its SSE "
+                     "path prefetches no packet data (only its scalar path, not built "
+                     "on x86, does). lanefwd: "
                      "Ethernet/VLAN parse, RFC 1812 IPv4 checks including a software "
                      "header-checksum verification (below) and the TTL-expiry drop, a "
                      "bulk rte_fib DIR24_8 lookup, TTL decrement with an RFC 1624 "
                      "incremental checksum update, next-hop MAC rewrite, per-port TX "
-                     "buffering, and per-burst counters.\n")
+                     "buffering, per-burst counters and residence histograms, and, "
+                     "unless prefetch is 0, a software prefetch of each packet's data "
+                     "(the prefetch 0 row is the like-for-like comparison in that "
+                     "respect).\n")
         L.append("## IPv4 checksum path\n")
         if self.lf_info:
             ports = {k: v for k, v in self.lf_info.items() if k.startswith("port_")}
