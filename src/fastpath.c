@@ -10,7 +10,7 @@
  * update and the copy-free TX of a whole one-port burst took that to about
  * 56 (bench.py --quick), and the spill-free pass 2, one TSC read per loop
  * iteration and straight group prefetches to about 52.6, and a pass 2
- * that compacts only from its first drop on to 52.2 (docs/benchmarks.md).
+ * that compacts only from its first drop on to about 52 (docs/benchmarks.md).
  */
 #include <rte_fib.h>
 #include <rte_prefetch.h>
