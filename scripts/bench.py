@@ -332,7 +332,8 @@ mac = 02:00:00:00:00:01
     def setup(self):
         os.sched_setaffinity(0, {CTRL_CPU})
         self.gen_pcap()
-        self.build_l3fwd()
+        if not self.a.ab:
+            self.build_l3fwd()
         # A snapshot: build/ may be rebuilt while the benchmark runs, and
         # every repetition must run the same binary.
         lanefwd = os.path.join(self.tmp, "lanefwd")
@@ -347,7 +348,15 @@ mac = 02:00:00:00:00:01
         vs = [Variant("lanefwd", "lanefwd (burst 32, prefetch 4)", "lanefwd", True, 4),
               Variant("l3fwd", "DPDK l3fwd (LPM)", "l3fwd", True),
               Variant("testpmd", "dpdk-testpmd io (ceiling)", "testpmd", True)]
-        if not self.a.main_only:
+        lanefwd_b = None
+        if self.a.ab:
+            # Two lanefwd binaries alone, same configuration (burst 32,
+            # prefetch 4): A is --lanefwd, B is --ab.
+            lanefwd_b = os.path.join(self.tmp, "lanefwd-b")
+            shutil.copy2(self.a.ab, lanefwd_b)
+            vs = [Variant("lanefwd", "A %s" % self.a.lanefwd, "lanefwd", True, 4),
+                  Variant("lanefwd-b", "B %s" % self.a.ab, "lanefwd", True, 4)]
+        elif not self.a.main_only:
             vs += [Variant("lanefwd-pf0", "lanefwd (burst 32, prefetch 0)", "lanefwd", False, 0),
                    Variant("lanefwd-pf8", "lanefwd (burst 32, prefetch 8)", "lanefwd", False, 8),
                    Variant("lanefwd-nolat", "lanefwd (burst 32, prefetch 4, latency off)",
@@ -359,7 +368,7 @@ mac = 02:00:00:00:00:01
                 v.conf = self.lanefwd_conf(v)
                 path = os.path.join(self.tmp, "%s.ini" % v.key)
                 v.conf_path = path
-                v.cmd = [lanefwd, "-c", path]
+                v.cmd = [lanefwd_b if v.key == "lanefwd-b" else lanefwd, "-c", path]
             elif v.kind == "l3fwd":
                 # -l 1: the pcap vdev offers one TX queue and l3fwd asks for
                 # one per enabled lcore, so with -l 0,1 configure fails
@@ -552,7 +561,9 @@ mac = 02:00:00:00:00:01
         total = len(self.variants) * a.reps
         n = 0
         for rep in range(1, a.reps + 1):
-            for v in self.variants:
+            # A/B: A first in odd repetitions, B first in even ones.
+            order = self.variants if not a.ab or rep % 2 else self.variants[::-1]
+            for v in order:
                 n += 1
                 for attempt in range(1, a.retries + 2):
                     log("[%d/%d] %s, repetition %d%s" %
@@ -677,7 +688,27 @@ mac = 02:00:00:00:00:01
                                                   if r["note"]),
                                 b("%.3fx" % est), b("met" if est >= 1.0 else "not met")))
 
+    def print_ab(self):
+        """Own cycles/packet of A and B per repetition (each pair back to back)."""
+        def by_rep(key):
+            return {r["rep"]: r["own_cpp"] for v in self.variants if v.key == key
+                    for r in v.runs if r["ok"] and not r["contended"] and r.get("own_cpp")}
+        a, b = by_rep("lanefwd"), by_rep("lanefwd-b")
+        reps = [k for k in sorted(a) if k in b]
+        print("A = %s\nB = %s" % (self.a.lanefwd, self.a.ab))
+        print("rep   A cyc/pkt  B cyc/pkt   B - A")
+        for k in reps:
+            print("%3d  %9.2f  %9.2f  %+6.2f" % (k, a[k], b[k], b[k] - a[k]))
+        if reps:
+            d = [b[k] - a[k] for k in reps]
+            print("B - A: median %+.2f, mean %+.2f cycles/packet; B faster in %d of %d "
+                  "pairs" % (statistics.median(d), statistics.mean(d),
+                             sum(x < 0 for x in d), len(d)))
+
     def print_table(self):
+        if self.a.ab:
+            self.print_ab()
+            return
         rows = self.table()
         w = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         for k, r in enumerate(rows):
@@ -979,7 +1010,18 @@ def main():
     ap.add_argument("--no-doc", action="store_true")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     ap.add_argument("--lanefwd", default=os.path.join(ROOT, "build", "lanefwd"))
+    ap.add_argument("--ab", metavar="BIN",
+                    help="A/B: run --lanefwd (A) and BIN (B) alone, alternating which "
+                    "goes first, and print each pair's own cycles/packet (default 8 "
+                    "repetitions of 4 s; no l3fwd, testpmd, profile or report)")
     a = ap.parse_args()
+    if a.ab:
+        if not os.access(a.ab, os.X_OK):
+            sys.exit("bench: --ab %s is not an executable" % a.ab)
+        a.reps = a.reps or 8
+        a.window = a.window or 4.0
+        a.profile = False
+        a.no_doc = True
     if a.quick:
         a.reps = a.reps or 1
         a.window = a.window or 2.0
@@ -1019,7 +1061,8 @@ def main():
         return 130
     finally:
         b.cleanup()
-    main_ok = all(b.res.get(k) for k in ("lanefwd", "l3fwd", "testpmd"))
+    main_ok = all(b.res.get(k) for k in (("lanefwd", "lanefwd-b") if a.ab else
+                                         ("lanefwd", "l3fwd", "testpmd")))
     return 0 if main_ok else 1
 
 
