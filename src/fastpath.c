@@ -235,25 +235,12 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 		if (e == NULL || !lf_flow_verdict_valid(e, gen))
 			break;
 	}
-	for (i = 0; i < first; i++) {
-		struct lf_flow_hot *e = w->flow_hit[i];
-
-		if (unlikely(e->action != LF_FLOW_FORWARD))
-			break;
-		lf_flow_count(e, pkts[i]->pkt_len);
-		out = e->out_port;
-		lf_rewrite_ipv4_plain_at(w->data[i], &e->dst_mac);
-		w->meta[i].out = out;
-		out_or |= out;
-		out_and &= out;
-	}
-	/* From the first drop on, the packets kept move down over the dropped. */
-	for (k = i; i < first; i++) {
+	for (i = 0, k = 0; i < first; i++) {
 		struct lf_flow_hot *e = w->flow_hit[i];
 		struct rte_mbuf *m = pkts[i];
 
 		lf_flow_count(e, m->pkt_len);
-		if (e->action != LF_FLOW_FORWARD) {
+		if (unlikely(e->action != LF_FLOW_FORWARD)) {
 			lf_drop(w, m, (enum lf_drop)e->action);
 			continue;
 		}
