@@ -34,6 +34,14 @@
 _Static_assert(offsetof(struct rte_mbuf, pkt_len) == LF_X8_MB_OFF + 12, "pkt_len: qword 1, high");
 _Static_assert(offsetof(struct rte_mbuf, data_len) == LF_X8_MB_OFF + 16, "data_len: qword 2, low");
 
+/* 32 bytes at lo and 32 at hi, in the low and high half of one register. */
+static inline __m512i
+lf_x8_load2(const void *lo, const void *hi)
+{
+	return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(lo)),
+				  _mm256_loadu_si256(hi), 1);
+}
+
 /**
  * Check pkts[0..7] as lf_parse_ipv4_plain() does each of them.
  * @param dst  Set to the eight destination addresses (host order); only the
@@ -67,12 +75,9 @@ lf_parse_ipv4_plain_x8(struct rte_mbuf *const *pkts, uint32_t *dst, uint8_t **da
 	 * transposed: ol_flags, packet_type + pkt_len, data_len + ... each
 	 * fill one register.
 	 */
-#define LF_LOAD2(j)                                                                                \
-	_mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(                              \
-				   (const void *)((const uint8_t *)pkts[j] + LF_X8_MB_OFF))),      \
-			   _mm256_loadu_si256(                                                     \
-				   (const void *)((const uint8_t *)pkts[(j) + 1] + LF_X8_MB_OFF)), \
-			   1)
+#define LF_LOAD2(j)                                          \
+	lf_x8_load2((const uint8_t *)pkts[j] + LF_X8_MB_OFF, \
+		    (const uint8_t *)pkts[(j) + 1] + LF_X8_MB_OFF)
 	a01 = LF_LOAD2(0);
 	a23 = LF_LOAD2(2);
 	a45 = LF_LOAD2(4);
@@ -112,15 +117,10 @@ lf_parse_ipv4_plain_x8(struct rte_mbuf *const *pkts, uint32_t *dst, uint8_t **da
 	 * that their qwords 1, 2 and 3 (bytes 10..17, 18..25, 26..33) each
 	 * fill one register: q0, q1, q2.
 	 */
-#define LF_LOAD2(j)                                                                  \
-	_mm512_inserti64x4(_mm512_castsi256_si512(                                   \
-				   _mm256_loadu_si256((const void *)(data[j] + 2))), \
-			   _mm256_loadu_si256((const void *)(data[(j) + 1] + 2)), 1)
-	a01 = LF_LOAD2(0);
-	a23 = LF_LOAD2(2);
-	a45 = LF_LOAD2(4);
-	a67 = LF_LOAD2(6);
-#undef LF_LOAD2
+	a01 = lf_x8_load2(data[0] + 2, data[1] + 2);
+	a23 = lf_x8_load2(data[2] + 2, data[3] + 2);
+	a45 = lf_x8_load2(data[4] + 2, data[5] + 2);
+	a67 = lf_x8_load2(data[6] + 2, data[7] + 2);
 	x = _mm512_permutex2var_epi64(a01, _mm512_setr_epi64(1, 5, 9, 13, 2, 6, 10, 14), a23);
 	y = _mm512_permutex2var_epi64(a45, _mm512_setr_epi64(1, 5, 9, 13, 2, 6, 10, 14), a67);
 	q0 = _mm512_shuffle_i64x2(x, y, 0x44); /* MAC tail, EtherType, ver/IHL, TOS, length */

@@ -194,6 +194,26 @@ test_cksum_result_zero(void **state)
 }
 
 /*
+ * Set the id field of the header h, whose other fields (id and checksum
+ * taken as 0) sum to ~rest, so that the header carries exactly the checksum
+ * value hc and verifies: id = -(rest + hc) in one's complement.
+ */
+static void
+set_id_for_cksum(uint8_t *h, uint32_t rest, uint32_t hc)
+{
+	uint32_t sum = rest + hc;
+	uint16_t id;
+
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	id = (uint16_t)~sum;
+	h[4] = id >> 8;
+	h[5] = id & 0xff;
+	h[10] = hc >> 8;
+	h[11] = hc & 0xff;
+}
+
+/*
  * Every checksum value 0x0000..0xffff crossed with every TTL 2..255: the id
  * field is chosen so that the header carries exactly that checksum value and
  * verifies. 16.6 million updates, each compared with a recompute.
@@ -202,8 +222,8 @@ static void
 test_cksum_every_value_every_ttl(void **state)
 {
 	uint8_t h[HDR_MAX] __rte_aligned(8);
-	uint32_t hc, ttl, rest, sum;
-	uint16_t id, want, got;
+	uint32_t hc, ttl, rest;
+	uint16_t want, got;
 	uint64_t checked = 0;
 
 	(void)state;
@@ -216,15 +236,7 @@ test_cksum_every_value_every_ttl(void **state)
 		for (hc = 0; hc <= 0xffff; hc++) {
 			uint32_t old_w, new_w;
 
-			/* id = -(rest + hc) in one's complement. */
-			sum = rest + hc;
-			sum = (sum & 0xffff) + (sum >> 16);
-			sum = (sum & 0xffff) + (sum >> 16);
-			id = (uint16_t)~sum;
-			h[4] = id >> 8;
-			h[5] = id & 0xff;
-			h[10] = hc >> 8;
-			h[11] = hc & 0xff;
+			set_id_for_cksum(h, rest, hc);
 			/* The header verifies with this exact checksum value. */
 			if (ref_cksum(h, 20) != 0)
 				fail_msg("ttl %u hc 0x%04x: header does not verify", ttl, hc);
@@ -264,9 +276,9 @@ test_cksum_word_every_value(void **state)
 {
 	static const uint8_t protos[] = { 0, 1, 6, 17, 58, 255 };
 	uint8_t h[HDR_MAX] __rte_aligned(8);
-	uint32_t hc, ttl, rest, sum, w;
+	uint32_t hc, ttl, rest, w;
 	unsigned int p;
-	uint16_t id, want;
+	uint16_t want;
 	uint64_t checked = 0, slow = 0;
 
 	(void)state;
@@ -277,15 +289,8 @@ test_cksum_word_every_value(void **state)
 			set_cksum(h, 0);
 			rest = (uint16_t)~ref_cksum(h, 20);
 			for (hc = 0; hc <= 0xffff; hc++) {
-				sum = rest + hc;
-				sum = (sum & 0xffff) + (sum >> 16);
-				sum = (sum & 0xffff) + (sum >> 16);
-				id = (uint16_t)~sum;
-				h[4] = id >> 8;
-				h[5] = id & 0xff;
 				h[8] = ttl;
-				h[10] = hc >> 8;
-				h[11] = hc & 0xff;
+				set_id_for_cksum(h, rest, hc);
 				if (ref_cksum(h, 20) != 0)
 					fail_msg("ttl %u hc 0x%04x: header does not verify", ttl,
 						 hc);
