@@ -654,12 +654,14 @@ mac = 02:00:00:00:00:01
                          "%.2f" % (r["alone"] / 1e6)))
         return rows
 
+    def clean_by_rep(self, key):
+        """The clean (ok, not contended) runs of variant `key`, by repetition."""
+        return {r["rep"]: r for v in self.variants if v.key == key
+                for r in v.runs if r["ok"] and not r["contended"]}
+
     def paired(self):
         """lanefwd / l3fwd per repetition, each pair run back to back (clean runs only)."""
-        def by_rep(key):
-            return {r["rep"]: r for v in self.variants if v.key == key
-                    for r in v.runs if r["ok"] and not r["contended"]}
-        lf, l3 = by_rep("lanefwd"), by_rep("l3fwd")
+        lf, l3 = self.clean_by_rep("lanefwd"), self.clean_by_rep("l3fwd")
         return [lf[k]["pps"] / l3[k]["pps"] for k in sorted(lf) if k in l3 and l3[k]["pps"]]
 
     def paired_line(self):
@@ -691,8 +693,8 @@ mac = 02:00:00:00:00:01
     def print_ab(self):
         """Own cycles/packet of A and B per repetition (each pair back to back)."""
         def by_rep(key):
-            return {r["rep"]: r["own_cpp"] for v in self.variants if v.key == key
-                    for r in v.runs if r["ok"] and not r["contended"] and r.get("own_cpp")}
+            return {k: r["own_cpp"] for k, r in self.clean_by_rep(key).items()
+                    if r.get("own_cpp")}
         a, b = by_rep("lanefwd"), by_rep("lanefwd-b")
         reps = [k for k in sorted(a) if k in b]
         print("A = %s\nB = %s" % (self.a.lanefwd, self.a.ab))
