@@ -38,7 +38,14 @@
  *
  * usage: lanefwd-pipebench [EAL args] -- -c CONFIG [--flows N] [--dist uniform,zipf]
  *        [--zipf-s S] [--packets N] [--burst N] [--reps N] [--prefetch D,D,...]
- *        [--deny-share F] [--traffic-acl FILE] [--label TEXT] [--csv FILE]
+ *        [--deny-share F] [--traffic-acl FILE] [--label TEXT] [--csv FILE] [--cold-data]
+ *
+ * --cold-data flushes each frame's data line out of every cache level
+ * (clflush) after writing it and before the timed region, as a NIC's DMA
+ * into DRAM leaves it (no DDIO, or its LLC ways used up); the mbuf header
+ * stays hot, as the driver's own RX writes leave it. This is the case
+ * packet prefetch is for: what [pipeline] prefetch_distance buys or costs
+ * there, against data already in L1 (the default, and the pcap harness).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -101,6 +108,7 @@ struct opts {
 	const char *label;
 	const char *csv;
 	const char *traffic_acl; /* Rules the traffic avoids; default: the config's. */
+	bool cold_data; /* Flush each frame's data line before the timed region. */
 };
 
 /* ---- flows ---- */
@@ -393,6 +401,7 @@ struct bench {
 	struct rte_mempool *pool;
 	const struct traffic *tr;
 	uint16_t null_port;
+	bool cold_data;
 };
 
 /* One (dist, prefetch) configuration over the rounds. */
@@ -408,6 +417,38 @@ struct run {
 	uint64_t pkts;
 	bool fused; /* Every burst took the fused fast path. */
 };
+
+#if defined(RTE_ARCH_X86)
+#include <immintrin.h>
+#define HAVE_CLFLUSH 1
+/*
+ * Evict the frames' data (each line that holds any of it) from every cache
+ * level; the fence orders the flushes before the timed loads.
+ */
+static void
+flush_frames(struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t j;
+
+	for (j = 0; j < n; j++) {
+		const uintptr_t a = rte_pktmbuf_mtod(pkts[j], uintptr_t);
+		uintptr_t l;
+
+		for (l = RTE_ALIGN_FLOOR(a, RTE_CACHE_LINE_SIZE); l < a + pkts[j]->data_len;
+		     l += RTE_CACHE_LINE_SIZE)
+			_mm_clflush((const void *)l);
+	}
+	_mm_mfence();
+}
+#else
+#define HAVE_CLFLUSH 0
+static void
+flush_frames(struct rte_mbuf **pkts, uint16_t n)
+{
+	RTE_SET_USED(pkts);
+	RTE_SET_USED(n);
+}
+#endif
 
 /*
  * Send n packets, flow ids from ids[] (wrapping at len, starting at *pos),
@@ -445,6 +486,8 @@ run_packets(struct bench *b, const uint32_t *ids, uint64_t len, uint64_t *pos, u
 		}
 		for (j = 0; j < k; j++)
 			write_frame(b->tr, pkts[j], id[j]);
+		if (b->cold_data)
+			flush_frames(pkts, k);
 		t0 = rte_rdtsc();
 		w->rx_port = 0;
 		w->rx_tsc = t0;
@@ -632,6 +675,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "label", required_argument, NULL, 'L' },
 		{ "csv", required_argument, NULL, 'C' },
 		{ "traffic-acl", required_argument, NULL, 'T' },
+		{ "cold-data", no_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *copy, *tok, *save;
@@ -724,6 +768,15 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case 'T':
 			o->traffic_acl = optarg;
 			break;
+		case 'K':
+			if (!HAVE_CLFLUSH) {
+				fprintf(stderr,
+					"pipebench: --cold-data: no cache flush on this "
+					"architecture\n");
+				return -1;
+			}
+			o->cold_data = true;
+			break;
 		default:
 			return -1;
 		}
@@ -812,7 +865,7 @@ main(int argc, char **argv)
 			"usage: lanefwd-pipebench [EAL args] -- -c CONFIG [--flows N] "
 			"[--dist uniform,zipf] [--zipf-s S] [--packets N] [--burst N] [--reps N] "
 			"[--prefetch D,D,...] [--deny-share F] [--traffic-acl FILE] [--label TEXT] "
-			"[--csv FILE]\n");
+			"[--csv FILE] [--cold-data]\n");
 		rte_eal_cleanup();
 		return 2;
 	}
@@ -855,6 +908,7 @@ main(int argc, char **argv)
 	}
 
 	b.tr = &tr;
+	b.cold_data = o.cold_data;
 	b.pool = rte_pktmbuf_pool_create("pb_pool", POOL_SIZE, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 					 socket);
 	if (b.pool == NULL) {
@@ -921,9 +975,11 @@ main(int argc, char **argv)
 	if (w->flows != NULL)
 		layout = cfg.flow.fat ? "fat" : "hotcold";
 	printf("# config %s; %u flows, %u IPv4 routes, %u IPv4 ACL rules, flow table %s; "
-	       "burst %u, TSC %.3f GHz, lcore %u, latency %s, deny-share %.3f (%u UDP deny rules)\n",
+	       "burst %u, TSC %.3f GHz, lcore %u, latency %s, deny-share %.3f (%u UDP deny rules), "
+	       "packet data %s\n",
 	       o.config, o.flows, tables->fib.n4, tables->acl_rules, layout, w->burst, hz / 1e9,
-	       rte_lcore_id(), w->latency ? "on" : "off", o.deny_share, tr.n_deny);
+	       rte_lcore_id(), w->latency ? "on" : "off", o.deny_share, tr.n_deny,
+	       o.cold_data ? "cold (flushed after writing)" : "hot (just written)");
 	printf("# traffic: sources in %u.0.0.0/8 (%u UDP deny rules overlap it), destinations "
 	       "in %u of %u route prefixes (the others overlap those rules)\n",
 	       tr.src_block >> 24, tr.near_rules, tr.n_pfx, tr.routes);
