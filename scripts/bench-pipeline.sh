@@ -110,7 +110,7 @@ conf() {
 		echo "# Written by scripts/bench-pipeline.sh for lanefwd-pipebench."
 		echo "[pipeline]"
 		echo "burst = 32"
-		echo "prefetch_distance = 4"
+		echo "prefetch_distance = 16"
 		echo "latency = no"
 		echo "[routes]"
 		echo "ipv4 = ${5:-$routes}"

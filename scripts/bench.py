@@ -21,7 +21,7 @@ is 100% busy). For lanefwd, its own cycles/packet = delta busy_cycles /
 delta rx_packets of /lanefwd/workers over the same window.
 
 Programs are run interleaved (lanefwd, l3fwd, testpmd, lanefwd prefetch 0,
-lanefwd prefetch 8, lanefwd with latency recording off, then again) and the median of the repetitions is
+lanefwd prefetch 4, lanefwd with latency recording off, then again) and the median of the repetitions is
 reported. The machine is shared: before each run the script waits for CPU 1
 to be quiet, and after it checks from /proc/<pid>/task/*/schedstat which
 share of the window the forwarding thread was really on a CPU. A run below
@@ -51,6 +51,8 @@ TESTPMD = shutil.which("dpdk-testpmd") or "/usr/bin/dpdk-testpmd"
 L3FWD_SRC = "/usr/share/dpdk/examples"
 RUNDIR = "/var/run/dpdk"
 HUGEDIR = "/dev/hugepages"
+# lanefwd's default [pipeline] prefetch_distance: the headline row runs it.
+PREFETCH = 16
 FWD_CPU = 1          # the forwarding lcore / CPU
 CTRL_CPU = 0         # main lcore; the driver and the telemetry client too
 PCAP_PORT, NULL_PORT = 0, 1   # ethdev ids: vdevs are probed in argv order
@@ -345,24 +347,27 @@ mac = 02:00:00:00:00:01
         COMMANDS.append("cp build/lanefwd %s/lanefwd   # snapshot of the binary" % self.tmp)
         vdevs = ["--vdev", "net_pcap0,rx_pcap=%s,infinite_rx=1" % self.pcap,
                  "--vdev", "net_null0,no-rx=1"]
-        vs = [Variant("lanefwd", "lanefwd (burst 32, prefetch 4)", "lanefwd", True, 4),
+        vs = [Variant("lanefwd", "lanefwd (burst 32, prefetch %d)" % PREFETCH, "lanefwd", True,
+                      PREFETCH),
               Variant("l3fwd", "DPDK l3fwd (LPM)", "l3fwd", True),
               Variant("testpmd", "dpdk-testpmd io (ceiling)", "testpmd", True)]
         lanefwd_b = None
         if self.a.ab:
             # Two lanefwd binaries alone, same configuration (burst 32,
-            # prefetch 4): A is --lanefwd, B is --ab.
+            # prefetch PREFETCH): A is --lanefwd, B is --ab.
             lanefwd_b = os.path.join(self.tmp, "lanefwd-b")
             shutil.copy2(self.a.ab, lanefwd_b)
-            vs = [Variant("lanefwd", "A %s" % self.a.lanefwd, "lanefwd", True, 4),
-                  Variant("lanefwd-b", "B %s" % self.a.ab, "lanefwd", True, 4)]
+            vs = [Variant("lanefwd", "A %s" % self.a.lanefwd, "lanefwd", True, PREFETCH),
+                  Variant("lanefwd-b", "B %s" % self.a.ab, "lanefwd", True, PREFETCH)]
         elif not self.a.main_only:
             vs += [Variant("lanefwd-pf0", "lanefwd (burst 32, prefetch 0)", "lanefwd", False, 0),
-                   Variant("lanefwd-pf8", "lanefwd (burst 32, prefetch 8)", "lanefwd", False, 8),
-                   Variant("lanefwd-nolat", "lanefwd (burst 32, prefetch 4, latency off)",
-                           "lanefwd", False, 4, latency=False),
-                   Variant("lanefwd-flow", "lanefwd (burst 32, prefetch 4, flow cache)",
-                           "lanefwd", False, 4, flow=65536)]
+                   Variant("lanefwd-pf4", "lanefwd (burst 32, prefetch 4)", "lanefwd", False, 4),
+                   Variant("lanefwd-nolat",
+                           "lanefwd (burst 32, prefetch %d, latency off)" % PREFETCH,
+                           "lanefwd", False, PREFETCH, latency=False),
+                   Variant("lanefwd-flow",
+                           "lanefwd (burst 32, prefetch %d, flow cache)" % PREFETCH,
+                           "lanefwd", False, PREFETCH, flow=65536)]
         for v in vs:
             if v.kind == "lanefwd":
                 v.conf = self.lanefwd_conf(v)
@@ -681,8 +686,8 @@ mac = 02:00:00:00:00:01
         ratio, clean = self.ratio("lanefwd")
         est = lf["alone"] / l3["alone"]
         if clean:
-            return ("%s at burst 32, prefetch 4, telemetry on. Target >= 1.0x: %s." %
-                    (b("lanefwd / l3fwd = %.3fx" % ratio),
+            return ("%s at burst 32, prefetch %d (the default), telemetry on. Target >= "
+                    "1.0x: %s." % (b("lanefwd / l3fwd = %.3fx" % ratio), PREFETCH,
                      b("met" if ratio >= 1.0 else "not met")))
         return ("lanefwd / l3fwd: no clean comparison, CPU %d was shared during every "
                 "attempt of %s; from Mpps / cpu share the estimate is %s (target >= "
@@ -834,7 +839,7 @@ mac = 02:00:00:00:00:01
                      "ceiling, forwarding itself costs:\n" % tp["cpp"])
             L.append("| program | cycles/pkt all-in | above testpmd io |")
             L.append("|---|---:|---:|")
-            for k in ("lanefwd", "l3fwd", "lanefwd-pf0", "lanefwd-pf8"):
+            for k in ("lanefwd", "l3fwd", "lanefwd-pf0", "lanefwd-pf4"):
                 r = res.get(k)
                 if r:
                     L.append("| %s | %.1f | %.1f |" % ([v.label for v in self.variants
@@ -940,8 +945,9 @@ mac = 02:00:00:00:00:01
                  "lanefwd's `-march` after pkg-config's, so that both forwarders are "
                  "compiled alike. Nothing else is changed and the copy is never "
                  "committed.\n")
-        L.append("lanefwd configuration (prefetch 4; the prefetch 0 and 8 runs differ only "
-                 "in `prefetch_distance`, the latency-off run only in `latency = no`, the "
+        L.append("lanefwd configuration (prefetch %d, the default; the prefetch 0 and 4 runs "
+                 "differ only in" % PREFETCH + " `prefetch_distance`, the latency-off run "
+                 "only in `latency = no`, the "
                  "flow-cache run only by a `[flow]` section with `entries = 65536`: its "
                  "4096 flows miss once each and hit from then on, so it measures the "
                  "flow-cache hit path (parse, flow lookup, rewrite from the entry) "
@@ -990,8 +996,8 @@ def main():
     ap = argparse.ArgumentParser(
         description="lanefwd vs DPDK l3fwd vs dpdk-testpmd on pcap/null vdevs")
     ap.add_argument("--quick", action="store_true",
-                    help="1 repetition, 2 s window, 1 s warm-up, lanefwd prefetch 4 "
-                    "only, no profile, docs/benchmarks.md not written")
+                    help="1 repetition, 2 s window, 1 s warm-up, lanefwd prefetch %d "
+                    "only" % PREFETCH + ", no profile, docs/benchmarks.md not written")
     ap.add_argument("--reps", type=int, help="repetitions (default 5)")
     ap.add_argument("--window", type=float, help="measurement window, s (default 5)")
     ap.add_argument("--warmup", type=float, help="warm-up after start, s (default 2)")
@@ -1004,7 +1010,7 @@ def main():
     ap.add_argument("--max-wait", type=float, default=60,
                     help="longest wait for a quiet CPU %d before a run, s" % FWD_CPU)
     ap.add_argument("--main-only", action="store_true",
-                    help="skip the lanefwd prefetch 0 and 8 runs")
+                    help="skip the lanefwd prefetch 0 and 4 runs")
     ap.add_argument("--no-profile", dest="profile", action="store_false",
                     help="skip the perf profile of lanefwd and l3fwd")
     ap.add_argument("--doc", help="write the report here (default docs/benchmarks.md, "

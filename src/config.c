@@ -908,7 +908,7 @@ set_defaults(struct lf_config *cfg)
 	cfg->eal.huge = true;
 	cfg->eal.telemetry = true;
 	cfg->pipeline.burst = 32;
-	cfg->pipeline.prefetch_distance = 4;
+	cfg->pipeline.prefetch_distance = 16;
 	cfg->pipeline.tx_drain_us = 100;
 	cfg->pipeline.mbufs = 0;
 	cfg->pipeline.mbuf_cache = 256;

@@ -523,7 +523,7 @@ test_minimal_defaults(void **state)
 	assert_string_equal(cfg->eal.extra, "");
 	/* [pipeline] */
 	assert_int_equal(cfg->pipeline.burst, 32);
-	assert_int_equal(cfg->pipeline.prefetch_distance, 4);
+	assert_int_equal(cfg->pipeline.prefetch_distance, 16);
 	assert_int_equal(cfg->pipeline.tx_drain_us, 100);
 	assert_int_equal(cfg->pipeline.mbufs, 0);
 	assert_int_equal(cfg->pipeline.mbuf_cache, 256);
