@@ -31,6 +31,7 @@
 # 16M-flow table at a time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
 root=$(pwd)
 quick=0
 routes=${ROUTES:-/work/shared/data/routes/ipv4-full.txt}
@@ -101,11 +102,11 @@ sed '$ s/[[:space:]]*$/\tpermit/' tests/data/acl/acl1_10k > "$acl"
 # of 10.0.0.0/8, next hops 0-15. FIB-only on it is what a packet costs
 # besides its lookups (parse, rewrite, TX, the null port freeing it).
 small=$root/$work/routes-small.txt
-for i in $(seq 0 255); do echo "10.$i.0.0/16 $((i % 16))"; done > "$small"
+small_routes > "$small"
 
 # conf NAME ACL(0/1) FLOW_ENTRIES(0: no [flow]) LAYOUT [ROUTES]
 conf() {
-	local f=$work/$1.conf i
+	local f=$work/$1.conf
 	{
 		echo "# Written by scripts/bench-pipeline.sh for lanefwd-pipebench."
 		echo "[pipeline]"
@@ -129,9 +130,7 @@ conf() {
 		echo "vdev = net_null0"
 		echo "[worker 1]"
 		echo "rx = p0:0"
-		for i in $(seq 0 15); do
-			printf '[nexthop %d]\nport = p0\nmac = 02:00:00:00:01:%02x\n' "$i" "$i"
-		done
+		nexthops_p0 16
 	} > "$f"
 }
 
@@ -182,16 +181,12 @@ for r in $(seq 1 "$ROUNDS"); do
 			echo "bench-pipeline.sh: $cf round $r failed" >&2
 			fail=1
 		fi
-		[ -f "$csv" ] && sed "s/^/$r,/; 1s/^$r,/round,/" "$csv" > "$csv.tmp" && mv "$csv.tmp" "$csv"
+		[ -f "$csv" ] && csv_tag_round "$csv" "$r"
 	done
 done
 echo "== $(($(date +%s) - start)) s in all" | tee -a "$out/run.txt"
 # One CSV, rows of every round.
-first=1
-for f in "$work"/csv/*.csv; do
-	if [ "$first" -eq 1 ]; then head -1 "$f"; first=0; fi
-	tail -n +2 "$f"
-done > "$out/results.csv"
+csv_merge "$work/csv" > "$out/results.csv"
 report=(--csv "$out/results.csv" --run "$out/run.txt" --full-flows "$(num "$FULL_FLOWS")"
 	--cmd "scripts/bench-pipeline.sh (ROUNDS=$ROUNDS PACKETS=$PACKETS FLOWS=$FLOWS PREFETCH=$PREFETCH LCORE=$LCORE, routes $(basename "$routes")): $cmd")
 if [ "$quick" -eq 1 ]; then

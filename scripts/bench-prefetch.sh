@@ -25,6 +25,7 @@
 #   ROUNDS=5 PACKETS=8M LCORE=1 sudo -E scripts/bench-prefetch.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
 quick=0
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -59,7 +60,7 @@ work=build/prefetch
 rm -rf "$work"
 mkdir -p "$work/csv"
 routes=$(pwd)/$work/routes.txt
-for i in $(seq 0 255); do echo "10.$i.0.0/16 $((i % 16))"; done > "$routes"
+small_routes > "$routes"
 {
 	echo "# Written by scripts/bench-prefetch.sh for lanefwd-pipebench."
 	echo "[pipeline]"
@@ -70,9 +71,7 @@ for i in $(seq 0 255); do echo "10.$i.0.0/16 $((i % 16))"; done > "$routes"
 	echo "vdev = net_null0"
 	echo "[worker 1]"
 	echo "rx = p0:0"
-	for i in $(seq 0 15); do
-		printf '[nexthop %d]\nport = p0\nmac = 02:00:00:00:01:%02x\n' "$i" "$i"
-	done
+	nexthops_p0 16
 } > "$work/fib.conf"
 
 runs=()
@@ -101,15 +100,11 @@ for r in $(seq 1 "$ROUNDS"); do
 		flock "$LOCK" build/lanefwd-pipebench "${eal[@]}" --file-prefix "prefetch_$$_$k" -- \
 			-c "$work/fib.conf" "${args[@]}" --burst "$burst" --label "$data" "${cold[@]}" \
 			--csv "$csv" 2>&1 | tee -a "$out/run.txt"
-		sed "s/^/$r,/; 1s/^$r,/round,/" "$csv" > "$csv.tmp" && mv "$csv.tmp" "$csv"
+		csv_tag_round "$csv" "$r"
 	done
 done
 echo "== $(($(date +%s) - start)) s in all" | tee -a "$out/run.txt"
-first=1
-for f in "$work"/csv/*.csv; do
-	if [ "$first" -eq 1 ]; then head -1 "$f"; first=0; fi
-	tail -n +2 "$f"
-done > "$out/results.csv"
+csv_merge "$work/csv" > "$out/results.csv"
 doc=()
 [ "$quick" -eq 0 ] && doc=(--doc docs/prefetch.md)
 ninja -C build lanefwd >/dev/null
