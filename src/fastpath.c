@@ -42,26 +42,6 @@ lf_prefetch_group(struct rte_mbuf **pkts, uint16_t from, uint16_t n)
 	for (k = from; k < n; k++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[k], void *));
 }
-
-/*
- * Before the first group: prefetch packets 8 to ahead - 1, the groups
- * after the first up to the distance (each group then prefetches the one
- * ahead of it). The first group's own data is not prefetched: its check
- * loads it next, and on hot data those eight prefetches cost 0.7-0.8
- * cycles/packet (bench harness, distance 16: two runs of 16 alternating
- * pairs, faster without in 14 and 12). On data cold in DRAM the first
- * group's loads now queue behind the next group's prefetches: 1.5
- * cycles/packet slower at distance 16 (pipebench --cold-data, two runs),
- * still faster than the former default distance of 4 either way.
- */
-static inline void
-lf_prefetch_first(struct rte_mbuf **pkts, uint16_t ahead, uint16_t n)
-{
-	uint16_t k;
-
-	for (k = 8; k < ahead && k < n; k++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[k], void *));
-}
 #endif
 
 bool
@@ -93,7 +73,8 @@ fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	if (n >= 8) {
 		const uint16_t ahead = dist == 0 ? 0 : RTE_MAX(dist, (uint16_t)8);
 
-		lf_prefetch_first(pkts, ahead, n);
+		for (k = 0; k < ahead && k < n; k++)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[k], void *));
 		for (; i + 8 <= n; i += 8) {
 			__mmask8 swm;
 
@@ -196,7 +177,8 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	if (n >= 8) {
 		const uint16_t ahead = dist == 0 ? 0 : RTE_MAX(dist, (uint16_t)8);
 
-		lf_prefetch_first(pkts, ahead, n);
+		for (k = 0; k < ahead && k < n; k++)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[k], void *));
 		for (; i + 8 <= n; i += 8) {
 			__mmask8 swm;
 			uint16_t j;
