@@ -930,7 +930,9 @@ main(int argc, char **argv)
 	w->lcore = rte_lcore_id();
 	w->socket = socket;
 	w->burst = o.burst != 0 ? (uint16_t)o.burst : cfg.pipeline.burst;
+	/* No RX port: the packet data gets the configured distance too. */
 	w->prefetch = cfg.pipeline.prefetch_distance;
+	w->data_prefetch = w->prefetch;
 	w->drain_tsc = ((uint64_t)hz + 999999) / 1000000 * cfg.pipeline.tx_drain_us;
 	tables_adopt(w, tables);
 	if (cfg.flow.enabled) {
@@ -1030,6 +1032,7 @@ main(int argc, char **argv)
 				unsigned int k;
 
 				w->prefetch = (uint16_t)o.prefetch[pi];
+				w->data_prefetch = w->prefetch;
 				/* Warm caches and TLBs for this trace first. */
 				if (run_packets(&b, trace[d], TRACE_LEN, &pos[d], ramp, false,
 						&run) != 0)
@@ -1058,6 +1061,7 @@ main(int argc, char **argv)
 		if (!o.dist[d])
 			continue;
 		w->prefetch = (uint16_t)o.prefetch[0];
+		w->data_prefetch = w->prefetch;
 		printf("# check %s, ", dist_names[d]);
 		ok = check_sample(&b, trace[d], n, all_hits) && ok;
 	}

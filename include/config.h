@@ -79,7 +79,14 @@ struct lf_eal_conf {
 
 struct lf_pipeline_conf {
 	uint16_t burst;
+	/**
+	 * Packets prefetched ahead: the flow table's burst lookup, and the
+	 * packet data of queues whose port DMAs it (lf_rx_prefetch()). With
+	 * prefetch_auto (prefetch_distance = auto, the default) it is half the
+	 * burst, at most LF_PREFETCH_MAX.
+	 */
 	uint16_t prefetch_distance;
+	bool prefetch_auto;
 	uint32_t tx_drain_us;
 	uint32_t mbufs; /**< Per socket; 0: computed. */
 	uint16_t mbuf_cache;
@@ -147,6 +154,24 @@ void config_free(struct lf_config *cfg);
 
 /** Print the resolved configuration, defaults included, in INI form. */
 void config_dump(const struct lf_config *cfg, FILE *f);
+
+/**
+ * Does the port's driver write each frame into its mbuf on the polling
+ * core during rx_burst (a copy: net_pcap, net_tap, net_af_packet, net_memif
+ * unless zero-copy=yes)? Then the data is in that core's L1 when the burst
+ * returns and prefetching it only costs instructions.
+ * @param driver   rte_eth_dev_info.driver_name.
+ * @param devargs  The port's vdev devargs or PCI address.
+ */
+bool lf_driver_copies_rx(const char *driver, const char *devargs);
+
+/**
+ * Packet-data prefetch distance for the RX queues of a port: with
+ * prefetch_distance = auto, 0 where the driver copies each frame
+ * (lf_driver_copies_rx()) and prefetch_distance elsewhere; a number
+ * applies to every port.
+ */
+uint16_t lf_rx_prefetch(const struct lf_pipeline_conf *p, const char *driver, const char *devargs);
 
 /** Index of the port called NAME, or -1. */
 int config_port_index(const struct lf_config *cfg, const char *name);

@@ -37,6 +37,8 @@ struct lf_port {
 	bool set_promisc; /**< We turned promiscuous mode on. */
 	bool link_logged; /**< Control thread: link state logged once. */
 	uint8_t link_up; /**< Last logged link state. */
+	/** Packet-data prefetch distance of its RX queues (lf_rx_prefetch()). */
+	uint16_t rx_prefetch;
 	char driver[32];
 };
 

@@ -42,7 +42,7 @@ lf_meta_plain_ipv4(struct lf_meta *meta, unsigned int proto, unsigned int l4_nee
 int parse_packet(struct rte_mbuf *m, struct lf_meta *meta, int *sw_cksum);
 
 /**
- * Parse a burst, prefetching packet data w->prefetch packets ahead.
+ * Parse a burst, prefetching packet data w->data_prefetch packets ahead.
  * @return packets that go on; they are compacted at the front of pkts and
  *         w->meta.
  */

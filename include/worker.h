@@ -99,6 +99,7 @@ struct lf_rxq {
 	uint16_t port_id; /**< ethdev port id. */
 	uint16_t queue_id;
 	uint16_t port_idx; /**< Index in the configuration. */
+	uint16_t prefetch; /**< Packet-data prefetch distance (lf_port.rx_prefetch). */
 };
 
 /** TX buffer of one worker for one output port (its own TX queue). */
@@ -135,7 +136,7 @@ struct worker {
 	unsigned int index;
 	int socket;
 	uint16_t burst;
-	uint16_t prefetch;
+	uint16_t prefetch; /* The flow table's lookup distance. */
 	uint64_t drain_tsc;
 	/*
 	 * The worker's view of the current table generation (tables.h):
@@ -165,6 +166,9 @@ struct worker {
 	uint64_t flow_expire_tsc; /* worker only: next incremental aging. */
 	uint64_t flow_expire_period; /* control: writes before launch. */
 	uint16_t rx_port; /* worker only: port index of the burst in hand. */
+	/* worker only: packet-data prefetch distance for the burst in hand
+	 * (its queue's lf_rxq.prefetch). */
+	uint16_t data_prefetch;
 	unsigned int n_rxq;
 	struct lf_rxq rxq[LF_MAX_RXQ_PER_WORKER];
 	unsigned int n_tx;

@@ -20,7 +20,7 @@ Cycles/packet all-in = TSC Hz / pps (the forwarding core busy-polls, so it
 is 100% busy). For lanefwd, its own cycles/packet = delta busy_cycles /
 delta rx_packets of /lanefwd/workers over the same window.
 
-Programs are run interleaved (lanefwd, l3fwd, testpmd, lanefwd prefetch 0,
+Programs are run interleaved (lanefwd, l3fwd, testpmd, lanefwd prefetch 16,
 lanefwd prefetch 4, lanefwd with latency recording off, then again) and the median of the repetitions is
 reported. The machine is shared: before each run the script waits for CPU 1
 to be quiet, and after it checks from /proc/<pid>/task/*/schedstat which
@@ -52,7 +52,9 @@ L3FWD_SRC = "/usr/share/dpdk/examples"
 RUNDIR = "/var/run/dpdk"
 HUGEDIR = "/dev/hugepages"
 # lanefwd's default [pipeline] prefetch_distance: the headline row runs it.
-PREFETCH = 16
+# auto gives the pcap port no packet-data prefetch (its driver copies each
+# frame into the mbuf on the polling core); the explicit rows force one.
+PREFETCH = "auto"
 FWD_CPU = 1          # the forwarding lcore / CPU
 CTRL_CPU = 0         # main lcore; the driver and the telemetry client too
 PCAP_PORT, NULL_PORT = 0, 1   # ethdev ids: vdevs are probed in argv order
@@ -347,7 +349,7 @@ mac = 02:00:00:00:00:01
         COMMANDS.append("cp build/lanefwd %s/lanefwd   # snapshot of the binary" % self.tmp)
         vdevs = ["--vdev", "net_pcap0,rx_pcap=%s,infinite_rx=1" % self.pcap,
                  "--vdev", "net_null0,no-rx=1"]
-        vs = [Variant("lanefwd", "lanefwd (burst 32, prefetch %d)" % PREFETCH, "lanefwd", True,
+        vs = [Variant("lanefwd", "lanefwd (burst 32, prefetch %s)" % PREFETCH, "lanefwd", True,
                       PREFETCH),
               Variant("l3fwd", "DPDK l3fwd (LPM)", "l3fwd", True),
               Variant("testpmd", "dpdk-testpmd io (ceiling)", "testpmd", True)]
@@ -360,13 +362,14 @@ mac = 02:00:00:00:00:01
             vs = [Variant("lanefwd", "A %s" % self.a.lanefwd, "lanefwd", True, PREFETCH),
                   Variant("lanefwd-b", "B %s" % self.a.ab, "lanefwd", True, PREFETCH)]
         elif not self.a.main_only:
-            vs += [Variant("lanefwd-pf0", "lanefwd (burst 32, prefetch 0)", "lanefwd", False, 0),
+            vs += [Variant("lanefwd-pf16", "lanefwd (burst 32, prefetch 16)", "lanefwd", False,
+                           16),
                    Variant("lanefwd-pf4", "lanefwd (burst 32, prefetch 4)", "lanefwd", False, 4),
                    Variant("lanefwd-nolat",
-                           "lanefwd (burst 32, prefetch %d, latency off)" % PREFETCH,
+                           "lanefwd (burst 32, prefetch %s, latency off)" % PREFETCH,
                            "lanefwd", False, PREFETCH, latency=False),
                    Variant("lanefwd-flow",
-                           "lanefwd (burst 32, prefetch %d, flow cache)" % PREFETCH,
+                           "lanefwd (burst 32, prefetch %s, flow cache)" % PREFETCH,
                            "lanefwd", False, PREFETCH, flow=65536)]
         for v in vs:
             if v.kind == "lanefwd":
@@ -686,7 +689,7 @@ mac = 02:00:00:00:00:01
         ratio, clean = self.ratio("lanefwd")
         est = lf["alone"] / l3["alone"]
         if clean:
-            return ("%s at burst 32, prefetch %d (the default), telemetry on. Target >= "
+            return ("%s at burst 32, prefetch %s (the default), telemetry on. Target >= "
                     "1.0x: %s." % (b("lanefwd / l3fwd = %.3fx" % ratio), PREFETCH,
                      b("met" if ratio >= 1.0 else "not met")))
         return ("lanefwd / l3fwd: no clean comparison, CPU %d was shared during every "
@@ -839,7 +842,7 @@ mac = 02:00:00:00:00:01
                      "ceiling, forwarding itself costs:\n" % tp["cpp"])
             L.append("| program | cycles/pkt all-in | above testpmd io |")
             L.append("|---|---:|---:|")
-            for k in ("lanefwd", "l3fwd", "lanefwd-pf0", "lanefwd-pf4"):
+            for k in ("lanefwd", "l3fwd", "lanefwd-pf16", "lanefwd-pf4"):
                 r = res.get(k)
                 if r:
                     L.append("| %s | %.1f | %.1f |" % ([v.label for v in self.variants
@@ -859,16 +862,23 @@ mac = 02:00:00:00:00:01
                      "header-checksum verification (below) and the TTL-expiry drop, a "
                      "bulk rte_fib DIR24_8 lookup, TTL decrement with an RFC 1624 "
                      "incremental checksum update, next-hop MAC rewrite, per-port TX "
-                     "buffering, per-burst counters and residence histograms, and, "
-                     "unless prefetch is 0, a software prefetch of each packet's data "
-                     "(the prefetch 0 row is the like-for-like comparison in that "
-                     "respect).\n")
-        L.append("## IPv4 checksum path\n")
+                     "buffering, per-burst counters and residence histograms, and a "
+                     "software prefetch of each packet's data where the port's driver "
+                     "does not copy the frame itself. Under the default "
+                     "`prefetch_distance = auto` the pcap port gets none (its driver "
+                     "copies each frame into the mbuf on the polling core: `rx_prefetch` "
+                     "below), so in that respect the first row is like for like with "
+                     "l3fwd; the prefetch 16 and 4 rows force a prefetch and show what it "
+                     "costs on data already in cache (docs/prefetch.md has the cold "
+                     "case).\n")
+        L.append("## IPv4 checksum path and packet-data prefetch\n")
         if self.lf_info:
             ports = {k: v for k, v in self.lf_info.items() if k.startswith("port_")}
             for k, pv in ports.items():
-                L.append("* `/lanefwd/info` %s (%s, %s): `ipv4_cksum` = `%s`" %
-                         (k, pv.get("device"), pv.get("driver"), pv.get("ipv4_cksum")))
+                L.append("* `/lanefwd/info` %s (%s, %s): `ipv4_cksum` = `%s`, "
+                         "`rx_prefetch` = %s (`prefetch_mode` %s)" %
+                         (k, pv.get("device"), pv.get("driver"), pv.get("ipv4_cksum"),
+                          pv.get("rx_prefetch"), self.lf_info.get("prefetch_mode")))
         lr = [r for r in self.variant("lanefwd").runs if r["ok"]]
         if lr:
             r = lr[-1]
@@ -945,7 +955,7 @@ mac = 02:00:00:00:00:01
                  "lanefwd's `-march` after pkg-config's, so that both forwarders are "
                  "compiled alike. Nothing else is changed and the copy is never "
                  "committed.\n")
-        L.append("lanefwd configuration (prefetch %d, the default; the prefetch 0 and 4 runs "
+        L.append("lanefwd configuration (prefetch %s, the default; the prefetch 16 and 4 runs "
                  "differ only in" % PREFETCH + " `prefetch_distance`, the latency-off run "
                  "only in `latency = no`, the "
                  "flow-cache run only by a `[flow]` section with `entries = 65536`: its "
@@ -996,7 +1006,7 @@ def main():
     ap = argparse.ArgumentParser(
         description="lanefwd vs DPDK l3fwd vs dpdk-testpmd on pcap/null vdevs")
     ap.add_argument("--quick", action="store_true",
-                    help="1 repetition, 2 s window, 1 s warm-up, lanefwd prefetch %d "
+                    help="1 repetition, 2 s window, 1 s warm-up, lanefwd prefetch %s "
                     "only" % PREFETCH + ", no profile, docs/benchmarks.md not written")
     ap.add_argument("--reps", type=int, help="repetitions (default 5)")
     ap.add_argument("--window", type=float, help="measurement window, s (default 5)")
@@ -1010,7 +1020,7 @@ def main():
     ap.add_argument("--max-wait", type=float, default=60,
                     help="longest wait for a quiet CPU %d before a run, s" % FWD_CPU)
     ap.add_argument("--main-only", action="store_true",
-                    help="skip the lanefwd prefetch 0 and 4 runs")
+                    help="skip the lanefwd prefetch 16 and 4 runs")
     ap.add_argument("--no-profile", dest="profile", action="store_false",
                     help="skip the perf profile of lanefwd and l3fwd")
     ap.add_argument("--doc", help="write the report here (default docs/benchmarks.md, "

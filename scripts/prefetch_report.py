@@ -44,9 +44,16 @@ def analyse(med):
     return out
 
 
+def default_for(default, burst):
+    """lanefwd's distance at this burst: a number, or auto (half the burst,
+    at most 32, on a port that DMAs its packet data, as pipebench's does)."""
+    return min(burst // 2, 32) if default == "auto" else int(default)
+
+
 def lines(res, default):
     L = []
     for burst, f in res.items():
+        dflt = default_for(default, burst)
         L.append("### Burst %d" % burst)
         L.append("")
         L.append("| prefetch | hot cycles/pkt | cold cycles/pkt | cold vs prefetch 0 |")
@@ -55,19 +62,19 @@ def lines(res, default):
         for p in f["dists"]:
             h, c = f["hot"][p], f["cold"][p]
             rel = "%+.1f%%" % ((c / c0 - 1) * 100) if c is not None and c0 else "-"
-            mark = " (default)" if p == default else ""
+            mark = " (default)" if p == dflt else ""
             L.append("| %d%s | %s | %s | %s |" % (
                 p, mark, "%.1f" % h if h is not None else "-",
                 "%.1f" % c if c is not None else "-", rel))
         L.append("")
-        if "cold_best" in f and "hot_best" in f and default in f["dists"]:
+        if "cold_best" in f and "hot_best" in f and dflt in f["dists"]:
             cb, hb = f["cold_best"], f["hot_best"]
             L.append("Cold data: fewest cycles at prefetch %d (%.1f, %.1f%% below prefetch 0); "
                      "the default %d is %.1f%% above that. Hot data: fewest at prefetch %d "
                      "(%.1f); the default costs %+.1f cycles/packet over prefetch 0." % (
                          cb, f["cold"][cb], (1 - f["cold"][cb] / f["cold"][0]) * 100,
-                         default, (f["cold"][default] / f["cold"][cb] - 1) * 100,
-                         hb, f["hot"][hb], f["hot"][default] - f["hot"][0]))
+                         dflt, (f["cold"][dflt] / f["cold"][cb] - 1) * 100,
+                         hb, f["hot"][hb], f["hot"][dflt] - f["hot"][0]))
             L.append("")
     return L
 
@@ -76,8 +83,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--csv", required=True)
     ap.add_argument("--cmd", required=True)
-    ap.add_argument("--default", type=int, required=True,
-                    help="lanefwd's default prefetch_distance (from --check-config)")
+    ap.add_argument("--default", required=True,
+                    help="lanefwd's default prefetch_distance, a number or auto "
+                    "(from --check-config)")
     ap.add_argument("--doc")
     a = ap.parse_args()
     med, count, meta = load(a.csv)
@@ -109,7 +117,11 @@ def main():
          "Cycles per packet of the timed region (the pipeline and the null port's TX), "
          "median of %d rounds of %s packets per configuration. The eight-packet check "
          "of AVX-512 builds prefetches max(distance, 8) ahead, so 2, 4 and 8 differ "
-         "only in the scalar tail of a burst." % (rounds, meta["packets"]), "",
+         "only in the scalar tail of a burst." % (rounds, meta["packets"]), ""] + (
+         ["lanefwd's default, `prefetch_distance = auto`, is half the burst (marked "
+          "below) on a port whose packet data arrives by DMA, the cold case, and no "
+          "packet-data prefetch on a port whose driver copies each frame into its "
+          "mbuf, the hot case.", ""] if a.default == "auto" else []) + [
          "## Results", ""] + body + [
          "## How it was run", "", "```", a.cmd, "```", "",
          "Raw rows of every round: [prefetch/results.csv](prefetch/results.csv); "

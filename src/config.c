@@ -354,8 +354,7 @@ static const struct key_def eal_keys[] = {
 
 static const struct key_def pipeline_keys[] = {
 	K_UINT(lf_pipeline_conf, "burst", burst, 1, LF_BURST_MAX, "packets per RX burst, 1 to 256"),
-	K_UINT(lf_pipeline_conf, "prefetch_distance", prefetch_distance, 0, LF_PREFETCH_MAX,
-	       "packets to prefetch ahead, 0 (off) to 32"),
+	K_SPECIAL("prefetch_distance", "packets to prefetch ahead, 0 (off) to 32, or auto"),
 	K_UINT(lf_pipeline_conf, "tx_drain_us", tx_drain_us, 0, 1000000,
 	       "microseconds a partial TX burst may wait, 0 to 1000000"),
 	K_UINT(lf_pipeline_conf, "mbufs", mbufs, 0, 16 << 20,
@@ -497,6 +496,42 @@ set_key(struct ctx *c, const struct key_def *defs, unsigned int n_defs, void *ob
 		return 1;
 	}
 	return 1;
+}
+
+/* [pipeline] prefetch_distance: 0 to LF_PREFETCH_MAX, or auto. */
+static int
+set_prefetch(struct ctx *c, struct lf_pipeline_conf *p, const char *key, const char *val)
+{
+	uint64_t u;
+
+	if (strcmp(val, "auto") == 0) {
+		p->prefetch_auto = true;
+		return 0;
+	}
+	if (parse_u64(val, &u) != 0 || u > LF_PREFETCH_MAX)
+		return key_fail(c, key, val,
+				"expected packets to prefetch ahead, 0 (off) to 32, or auto (half the burst; no packet data prefetch on ports whose driver copies each frame)");
+	p->prefetch_distance = (uint16_t)u;
+	p->prefetch_auto = false;
+	return 0;
+}
+
+bool
+lf_driver_copies_rx(const char *driver, const char *devargs)
+{
+	if (strcmp(driver, "net_pcap") == 0 || strcmp(driver, "net_tap") == 0 ||
+	    strcmp(driver, "net_af_packet") == 0)
+		return true;
+	/* memif copies out of the shared ring unless the mbufs are the ring's buffers. */
+	return strcmp(driver, "net_memif") == 0 && strstr(devargs, "zero-copy=yes") == NULL;
+}
+
+uint16_t
+lf_rx_prefetch(const struct lf_pipeline_conf *p, const char *driver, const char *devargs)
+{
+	if (p->prefetch_auto && lf_driver_copies_rx(driver, devargs))
+		return 0;
+	return p->prefetch_distance;
 }
 
 /* Section name "kind NAME": return NAME, or NULL if the kind differs. */
@@ -908,7 +943,7 @@ set_defaults(struct lf_config *cfg)
 	cfg->eal.huge = true;
 	cfg->eal.telemetry = true;
 	cfg->pipeline.burst = 32;
-	cfg->pipeline.prefetch_distance = 16;
+	cfg->pipeline.prefetch_auto = true;
 	cfg->pipeline.tx_drain_us = 100;
 	cfg->pipeline.mbufs = 0;
 	cfg->pipeline.mbuf_cache = 256;
@@ -943,6 +978,8 @@ static int
 check_pipeline(struct ctx *c, struct lf_config *cfg)
 {
 	c->section = "pipeline";
+	if (cfg->pipeline.prefetch_auto)
+		cfg->pipeline.prefetch_distance = RTE_MIN(cfg->pipeline.burst / 2, LF_PREFETCH_MAX);
 	if (strcmp(cfg->pipeline.latency_clock, "hw") == 0)
 		cfg->pipeline.latency_hw = true;
 	else if (strcmp(cfg->pipeline.latency_clock, "tsc") != 0)
@@ -1038,6 +1075,10 @@ config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
 				for (k = 0; k < n; k++) {
 					ret = set_key(&c, defs, nd, obj, entries[k].name,
 						      entries[k].value);
+					if (ret == 1) /* [pipeline] prefetch_distance */
+						ret = set_prefetch(&c, &cfg->pipeline,
+								   entries[k].name,
+								   entries[k].value);
 					if (ret != 0)
 						goto out;
 				}
@@ -1117,12 +1158,19 @@ config_dump(const struct lf_config *cfg, FILE *f)
 		fprintf(f, "log_level = %s\n", cfg->eal.log_level);
 	if (cfg->eal.extra[0] != '\0')
 		fprintf(f, "extra = %s\n", cfg->eal.extra);
+	fprintf(f, "\n[pipeline]\nburst = %u\n", cfg->pipeline.burst);
+	if (cfg->pipeline.prefetch_auto)
+		fprintf(f,
+			"# auto: %u (half the burst); no packet data prefetch on ports whose driver\n"
+			"# copies each frame (net_pcap, net_tap, net_af_packet, net_memif without\n"
+			"# zero-copy=yes)\nprefetch_distance = auto\n",
+			cfg->pipeline.prefetch_distance);
+	else
+		fprintf(f, "prefetch_distance = %u\n", cfg->pipeline.prefetch_distance);
 	fprintf(f,
-		"\n[pipeline]\nburst = %u\nprefetch_distance = %u\ntx_drain_us = %u\n"
-		"mbufs = %u\nmbuf_cache = %u\nlatency = %s\nlatency_clock = %s\n",
-		cfg->pipeline.burst, cfg->pipeline.prefetch_distance, cfg->pipeline.tx_drain_us,
-		cfg->pipeline.mbufs, cfg->pipeline.mbuf_cache, yesno(cfg->pipeline.latency),
-		cfg->pipeline.latency_clock);
+		"tx_drain_us = %u\nmbufs = %u\nmbuf_cache = %u\nlatency = %s\nlatency_clock = %s\n",
+		cfg->pipeline.tx_drain_us, cfg->pipeline.mbufs, cfg->pipeline.mbuf_cache,
+		yesno(cfg->pipeline.latency), cfg->pipeline.latency_clock);
 	fprintf(f, "\n[routes]\n");
 	if (cfg->routes.ipv4[0] != '\0')
 		fprintf(f, "ipv4 = %s\n", cfg->routes.ipv4);

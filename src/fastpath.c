@@ -47,7 +47,7 @@ lf_prefetch_group(struct rte_mbuf **pkts, uint16_t from, uint16_t n)
 bool
 fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
-	const uint16_t dist = w->prefetch;
+	const uint16_t dist = w->data_prefetch;
 	const struct lf_nh *table;
 	uint64_t nh_count;
 	unsigned int out_or = 0, out_and = UINT16_MAX;
@@ -160,7 +160,8 @@ fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 bool
 fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
-	const uint16_t dist = w->prefetch;
+	const uint16_t dist = w->prefetch; /* flow table */
+	const uint16_t ddist = w->data_prefetch; /* packet data */
 	const uint32_t gen = w->gen;
 	uint64_t hash[LF_BURST_MAX];
 	uint64_t n_sw = 0;
@@ -175,7 +176,7 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	i = 0;
 #if LF_PARSE_X8
 	if (n >= 8) {
-		const uint16_t ahead = dist == 0 ? 0 : RTE_MAX(dist, (uint16_t)8);
+		const uint16_t ahead = ddist == 0 ? 0 : RTE_MAX(ddist, (uint16_t)8);
 
 		for (k = 0; k < ahead && k < n; k++)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[k], void *));
@@ -202,14 +203,14 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 		}
 	}
 #endif
-	for (k = i; k < i + dist && k < n; k++)
+	for (k = i; k < i + ddist && k < n; k++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[k], void *));
 	for (; i < n; i++) {
 		unsigned int proto, need, r;
 		uint32_t dst;
 
-		if (dist != 0 && i + dist < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + dist], void *));
+		if (ddist != 0 && i + ddist < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + ddist], void *));
 		r = lf_parse_ipv4_plain(pkts[i], &proto, &need, &dst);
 		if (unlikely(r == 0))
 			return false;

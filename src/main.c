@@ -105,6 +105,7 @@ workers_create(struct lf_app *a, char *err, size_t errlen)
 			w->rxq[k].port_idx = wc->rxq[k].port;
 			w->rxq[k].port_id = a->ports[wc->rxq[k].port].port_id;
 			w->rxq[k].queue_id = wc->rxq[k].queue;
+			w->rxq[k].prefetch = a->ports[wc->rxq[k].port].rx_prefetch;
 		}
 		w->n_tx = cfg->n_ports;
 		for (p = 0; p < cfg->n_ports; p++) {

@@ -225,7 +225,7 @@ parse_slow(struct worker *w, struct rte_mbuf *m, struct lf_meta *meta)
 uint16_t
 parse_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
-	const uint16_t dist = w->prefetch;
+	const uint16_t dist = w->data_prefetch;
 	uint64_t sw = 0;
 	uint16_t i, k = 0;
 

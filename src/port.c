@@ -96,6 +96,7 @@ probe_ports(struct lf_app *app, char *err, size_t errlen)
 			return ret;
 		}
 		snprintf(port->driver, sizeof(port->driver), "%s", info.driver_name);
+		port->rx_prefetch = lf_rx_prefetch(&app->cfg.pipeline, port->driver, pc->devargs);
 	}
 	return 0;
 }
@@ -311,9 +312,10 @@ port_init_one(struct lf_app *app, unsigned int p, char *err, size_t errlen)
 		       "port %s is polled by no worker: it only transmits, what it receives is dropped by the device",
 		       pc->name);
 	LF_LOG(INFO, port,
-	       "port %s (%s, ethdev %u, driver %s, socket %d): %u RX / %u TX queues of %u / %u descriptors, IPv4 checksum %s",
+	       "port %s (%s, ethdev %u, driver %s, socket %d): %u RX / %u TX queues of %u / %u descriptors, IPv4 checksum %s, packet data prefetch %u",
 	       pc->name, pc->devname, id, info.driver_name, port->socket, pc->rx_queues,
-	       pc->tx_queues, nb_rxd, nb_txd, port->rx_ipv4_cksum ? "offloaded" : "in software");
+	       pc->tx_queues, nb_rxd, nb_txd, port->rx_ipv4_cksum ? "offloaded" : "in software",
+	       port->rx_prefetch);
 	return 0;
 
 fail_call:

@@ -105,6 +105,8 @@ tel_info_locked(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "ports", cfg->n_ports);
 	rte_tel_data_add_dict_u64(d, "burst", cfg->pipeline.burst);
 	rte_tel_data_add_dict_u64(d, "prefetch_distance", cfg->pipeline.prefetch_distance);
+	rte_tel_data_add_dict_string(d, "prefetch_mode",
+				     cfg->pipeline.prefetch_auto ? "auto" : "fixed");
 	rte_tel_data_add_dict_u64(d, "tx_drain_us", cfg->pipeline.tx_drain_us);
 	rte_tel_data_add_dict_string(d, "latency_clock", cfg->pipeline.latency_clock);
 	rte_tel_data_add_dict_u64(d, "ipv4_routes", app->tables->fib.n4);
@@ -142,6 +144,7 @@ tel_info_locked(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_start_dict(pd);
 		rte_tel_data_add_dict_string(pd, "device", cfg->ports[p].devname);
 		rte_tel_data_add_dict_string(pd, "driver", port->driver);
+		rte_tel_data_add_dict_u64(pd, "rx_prefetch", port->rx_prefetch);
 		rte_tel_data_add_dict_u64(pd, "port_id", port->port_id);
 		rte_tel_data_add_dict_int(pd, "socket", port->socket);
 		rte_tel_data_add_dict_string(pd, "mac", mac);

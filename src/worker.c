@@ -119,8 +119,8 @@ worker_main(void *arg)
 	unsigned int q;
 
 	LF_LOG(INFO, worker,
-	       "worker %u on lcore %u (socket %d): %u RX queues, burst %u, prefetch %u", w->index,
-	       w->lcore, w->socket, w->n_rxq, w->burst, w->prefetch);
+	       "worker %u on lcore %u (socket %d): %u RX queues, burst %u, flow prefetch %u",
+	       w->index, w->lcore, w->socket, w->n_rxq, w->burst, w->prefetch);
 
 	if (w->qsv != NULL)
 		rte_rcu_qsbr_thread_online(w->qsv, w->index);
@@ -149,6 +149,7 @@ worker_main(void *arg)
 			}
 			got += n;
 			w->rx_port = rq->port_idx;
+			w->data_prefetch = rq->prefetch;
 			/*
 			 * RX time. When the first queue's last poll filled a
 			 * whole burst, the ring was backlogged: these packets

@@ -36,7 +36,8 @@ telemetry = yes
 
 [pipeline]
 burst = 16
-prefetch_distance = 2
+# auto: 8 (half the burst), and no packet data prefetch on the pcap ports
+prefetch_distance = auto
 tx_drain_us = 50
 
 [routes]

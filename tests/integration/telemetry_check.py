@@ -180,9 +180,13 @@ def check_all(d):
     info = tel["info"]
     with open(os.path.join(os.environ["LF_SRCDIR"], "meson.build")) as f:
         version = re.search(r"version:\s*'([^']+)'", f.read())[1]
+    # prefetch_distance = auto is half the burst; the pcap driver copies each
+    # frame into its mbuf, so its queues get no packet data prefetch.
+    pf_auto = cfg["pipeline"]["prefetch_distance"] == "auto"
+    pf = burst // 2 if pf_auto else int(cfg["pipeline"]["prefetch_distance"])
     wanted = {"version": version, "config": os.path.realpath(os.path.join(d, "lanefwd.conf")),
-              "workers": 1, "ports": 2, "burst": burst,
-              "prefetch_distance": int(cfg["pipeline"]["prefetch_distance"]),
+              "workers": 1, "ports": 2, "burst": burst, "prefetch_distance": pf,
+              "prefetch_mode": "auto" if pf_auto else "fixed",
               "tx_drain_us": int(cfg["pipeline"]["tx_drain_us"]),
               "ipv4_routes": len(cfg["routes4"]), "ipv6_routes": len(cfg["routes6"]),
               "nexthops": len(cfg["nexthops"]), "acl_rules": 0, "acl6_rules": 0,
@@ -207,7 +211,8 @@ def check_all(d):
         check(p is not None, f"/lanefwd/info lacks port_{port}")
         ed = tel["ethdev_info_%d" % p["port_id"]]
         want_p = {"device": "net_pcap%d" % idx, "driver": "net_pcap", "rx_queues": 1,
-                  "tx_queues": 1, "mac": ed["mac_addr"].lower()}
+                  "tx_queues": 1, "mac": ed["mac_addr"].lower(),
+                  "rx_prefetch": 0 if pf_auto else pf}
         got_p = {k: (p[k].lower() if k == "mac" else p[k]) for k in want_p}
         check(got_p == want_p, f"/lanefwd/info port_{port} {got_p}, expected {want_p}")
         check(ed["name"] == want_p["device"], f"ethdev {p['port_id']} is {ed['name']}")

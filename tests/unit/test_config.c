@@ -140,7 +140,10 @@ static const struct bad_case bad_cases[] = {
 	  { "@:2: [pipeline] burst = '32k'" } },
 	{ "prefetch_too_big",
 	  "[pipeline]\nprefetch_distance = 33\n" TAIL,
-	  { "@:2: [pipeline] prefetch_distance = '33'", "0 (off) to 32" } },
+	  { "@:2: [pipeline] prefetch_distance = '33'", "0 (off) to 32", "or auto" } },
+	{ "prefetch_not_auto",
+	  "[pipeline]\nburst = 32\nprefetch_distance = automatic\n" TAIL,
+	  { "@:3: [pipeline] prefetch_distance = 'automatic'", "0 (off) to 32", "or auto" } },
 	{ "tx_drain_too_big",
 	  "[pipeline]\ntx_drain_us = 1000001\n" TAIL,
 	  { "@:2: [pipeline] tx_drain_us = '1000001'", "0 to 1000000" } },
@@ -494,6 +497,76 @@ test_small_error_buffer(void **state)
 
 /* ---- valid files ---- */
 
+/*
+ * prefetch_distance = auto (or left out) is half the burst, at most 32; a
+ * number is taken as it is. Per port, auto leaves out the packet data of
+ * drivers that copy each frame into its mbuf, and only those.
+ */
+static void
+test_prefetch_auto(void **state)
+{
+	static const struct {
+		const char *pipeline;
+		bool is_auto;
+		uint16_t distance;
+	} cases[] = {
+		{ "", true, 16 },
+		{ "burst = 64\n", true, 32 },
+		{ "burst = 256\nprefetch_distance = auto\n", true, 32 },
+		{ "prefetch_distance = auto\nburst = 8\n", true, 4 },
+		{ "burst = 1\n", true, 0 },
+		{ "burst = 64\nprefetch_distance = 8\n", false, 8 },
+		{ "prefetch_distance = 0\n", false, 0 },
+	};
+	static const struct {
+		const char *driver;
+		const char *devargs;
+		bool copies;
+	} drivers[] = {
+		{ "net_pcap", "net_pcap0,rx_pcap=in.pcap", true },
+		{ "net_tap", "net_tap0,iface=lf0", true },
+		{ "net_af_packet", "net_af_packet0,iface=veth0", true },
+		{ "net_memif", "net_memif0,role=client,socket=/run/m.sock", true },
+		{ "net_memif", "net_memif0,role=client,zero-copy=yes", false },
+		{ "net_af_xdp", "net_af_xdp0,iface=veth0", false },
+		{ "net_ice", "0000:3b:00.0", false },
+		{ "net_null", "net_null0", false },
+		{ "net_ring", "net_ring0", false },
+	};
+	char err[LF_ERR_LEN], text[256];
+	unsigned int i, j;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct lf_config *cfg = calloc(1, sizeof(*cfg));
+		char *path;
+
+		assert_non_null(cfg);
+		snprintf(text, sizeof(text), "[pipeline]\n%s" TAIL, cases[i].pipeline);
+		path = write_file("", "prefetch.ini", text);
+		if (config_load(path, cfg, err, sizeof(err)) != 0)
+			fail_msg("case %u rejected: %s", i, err);
+		if (cfg->pipeline.prefetch_auto != cases[i].is_auto ||
+		    cfg->pipeline.prefetch_distance != cases[i].distance)
+			fail_msg("case %u: auto %d distance %u, expected %d %u", i,
+				 cfg->pipeline.prefetch_auto, cfg->pipeline.prefetch_distance,
+				 cases[i].is_auto, cases[i].distance);
+		for (j = 0; j < RTE_DIM(drivers); j++) {
+			uint16_t want = cfg->pipeline.prefetch_auto && drivers[j].copies
+				? 0
+				: cfg->pipeline.prefetch_distance;
+
+			assert_int_equal(lf_driver_copies_rx(drivers[j].driver, drivers[j].devargs),
+					 drivers[j].copies);
+			assert_int_equal(lf_rx_prefetch(&cfg->pipeline, drivers[j].driver,
+							drivers[j].devargs),
+					 want);
+		}
+		config_free(cfg);
+		free(cfg);
+	}
+}
+
 static void
 test_minimal_defaults(void **state)
 {
@@ -523,7 +596,8 @@ test_minimal_defaults(void **state)
 	assert_string_equal(cfg->eal.extra, "");
 	/* [pipeline] */
 	assert_int_equal(cfg->pipeline.burst, 32);
-	assert_int_equal(cfg->pipeline.prefetch_distance, 16);
+	assert_true(cfg->pipeline.prefetch_auto);
+	assert_int_equal(cfg->pipeline.prefetch_distance, 16); /* auto: half the burst */
 	assert_int_equal(cfg->pipeline.tx_drain_us, 100);
 	assert_int_equal(cfg->pipeline.mbufs, 0);
 	assert_int_equal(cfg->pipeline.mbuf_cache, 256);
@@ -639,6 +713,7 @@ check_full(const struct lf_config *cfg, const char *r4, const char *r6)
 
 	assert_int_equal(cfg->pipeline.burst, 64);
 	assert_int_equal(cfg->pipeline.prefetch_distance, 0);
+	assert_false(cfg->pipeline.prefetch_auto);
 	assert_int_equal(cfg->pipeline.tx_drain_us, 250);
 	assert_int_equal(cfg->pipeline.mbufs, 65536);
 	assert_int_equal(cfg->pipeline.mbuf_cache, 0);
@@ -1144,6 +1219,7 @@ main(void)
 		cmocka_unit_test(test_line_too_long),
 		cmocka_unit_test(test_small_error_buffer),
 		cmocka_unit_test(test_minimal_defaults),
+		cmocka_unit_test(test_prefetch_auto),
 		cmocka_unit_test(test_full_file),
 		cmocka_unit_test(test_relative_route_paths),
 		cmocka_unit_test(test_acl_ipv6_only),

@@ -1154,6 +1154,7 @@ run_parse_burst(uint16_t n, uint16_t prefetch)
 	w = rte_zmalloc("lfut_worker", sizeof(*w), RTE_CACHE_LINE_SIZE);
 	assert_non_null(w);
 	w->prefetch = prefetch;
+	w->data_prefetch = prefetch;
 	w->burst = LF_BURST_MAX;
 	for (i = 0; i < n; i++) {
 		struct pkt p;

@@ -725,6 +725,7 @@ worker_new(uint16_t burst, uint16_t prefetch)
 	w->lcore = rte_lcore_id();
 	w->burst = burst;
 	w->prefetch = prefetch;
+	w->data_prefetch = prefetch;
 	w->fib = &fib;
 	w->nh_table = nh_table;
 	w->nh_count = nh_count;
