@@ -336,7 +336,7 @@ mac = 02:00:00:00:00:01
     def setup(self):
         os.sched_setaffinity(0, {CTRL_CPU})
         self.gen_pcap()
-        if not self.a.ab:
+        if not self.a.ab_mode:
             self.build_l3fwd()
         # A snapshot: build/ may be rebuilt while the benchmark runs, and
         # every repetition must run the same binary.
@@ -354,13 +354,17 @@ mac = 02:00:00:00:00:01
               Variant("l3fwd", "DPDK l3fwd (LPM)", "l3fwd", True),
               Variant("testpmd", "dpdk-testpmd io (ceiling)", "testpmd", True)]
         lanefwd_b = None
-        if self.a.ab:
-            # Two lanefwd binaries alone, same configuration (burst 32,
-            # prefetch PREFETCH): A is --lanefwd, B is --ab.
+        if self.a.ab_mode:
+            # lanefwd alone, twice: A is --lanefwd, B is --ab (or --lanefwd
+            # again); each runs burst 32 at its --ab-prefetch value (default
+            # PREFETCH for both).
             lanefwd_b = os.path.join(self.tmp, "lanefwd-b")
-            shutil.copy2(self.a.ab, lanefwd_b)
-            vs = [Variant("lanefwd", "A %s" % self.a.lanefwd, "lanefwd", True, PREFETCH),
-                  Variant("lanefwd-b", "B %s" % self.a.ab, "lanefwd", True, PREFETCH)]
+            shutil.copy2(self.a.ab or self.a.lanefwd, lanefwd_b)
+            pa, pb = self.a.ab_prefetch or (PREFETCH, PREFETCH)
+            vs = [Variant("lanefwd", "A %s, prefetch %s" % (self.a.lanefwd, pa), "lanefwd",
+                          True, pa),
+                  Variant("lanefwd-b", "B %s, prefetch %s" % (self.a.ab or self.a.lanefwd, pb),
+                          "lanefwd", True, pb)]
         elif not self.a.main_only:
             vs += [Variant("lanefwd-pf16", "lanefwd (burst 32, prefetch 16)", "lanefwd", False,
                            16),
@@ -570,7 +574,7 @@ mac = 02:00:00:00:00:01
         n = 0
         for rep in range(1, a.reps + 1):
             # A/B: A first in odd repetitions, B first in even ones.
-            order = self.variants if not a.ab or rep % 2 else self.variants[::-1]
+            order = self.variants if not a.ab_mode or rep % 2 else self.variants[::-1]
             for v in order:
                 n += 1
                 for attempt in range(1, a.retries + 2):
@@ -705,7 +709,7 @@ mac = 02:00:00:00:00:01
                     if r.get("own_cpp")}
         a, b = by_rep("lanefwd"), by_rep("lanefwd-b")
         reps = [k for k in sorted(a) if k in b]
-        print("A = %s\nB = %s" % (self.a.lanefwd, self.a.ab))
+        print("%s\n%s" % (self.variant("lanefwd").label, self.variant("lanefwd-b").label))
         print("rep   A cyc/pkt  B cyc/pkt   B - A")
         for k in reps:
             print("%3d  %9.2f  %9.2f  %+6.2f" % (k, a[k], b[k], b[k] - a[k]))
@@ -716,7 +720,7 @@ mac = 02:00:00:00:00:01
                              sum(x < 0 for x in d), len(d)))
 
     def print_table(self):
-        if self.a.ab:
+        if self.a.ab_mode:
             self.print_ab()
             return
         rows = self.table()
@@ -1032,9 +1036,19 @@ def main():
                     help="A/B: run --lanefwd (A) and BIN (B) alone, alternating which "
                     "goes first, and print each pair's own cycles/packet (default 8 "
                     "repetitions of 4 s; no l3fwd, testpmd, profile or report)")
+    ap.add_argument("--ab-prefetch", metavar="A,B",
+                    help="A/B as --ab does, of prefetch_distance A against B (0-32 or "
+                    "auto), on --lanefwd (or on --lanefwd and --ab)")
     a = ap.parse_args()
-    if a.ab:
-        if not os.access(a.ab, os.X_OK):
+    if a.ab_prefetch:
+        pf = a.ab_prefetch.split(",")
+        if len(pf) != 2 or not all(p == "auto" or (p.isdigit() and int(p) <= 32) for p in pf):
+            sys.exit("bench: --ab-prefetch %s: expected A,B, each 0 to 32 or auto"
+                     % a.ab_prefetch)
+        a.ab_prefetch = pf
+    a.ab_mode = bool(a.ab or a.ab_prefetch)
+    if a.ab_mode:
+        if a.ab and not os.access(a.ab, os.X_OK):
             sys.exit("bench: --ab %s is not an executable" % a.ab)
         a.reps = a.reps or 8
         a.window = a.window or 4.0
@@ -1079,7 +1093,7 @@ def main():
         return 130
     finally:
         b.cleanup()
-    main_ok = all(b.res.get(k) for k in (("lanefwd", "lanefwd-b") if a.ab else
+    main_ok = all(b.res.get(k) for k in (("lanefwd", "lanefwd-b") if a.ab_mode else
                                          ("lanefwd", "l3fwd", "testpmd")))
     return 0 if main_ok else 1
 
