@@ -418,6 +418,17 @@ struct run {
 	bool fused; /* Every burst took the fused fast path. */
 };
 
+/*
+ * The prefetch distance under test, for the flow table and the packet data
+ * alike: there is no RX port whose driver could call for another.
+ */
+static void
+set_prefetch(struct worker *w, unsigned int d)
+{
+	w->prefetch = (uint16_t)d;
+	w->data_prefetch = (uint16_t)d;
+}
+
 #if defined(RTE_ARCH_X86)
 #include <immintrin.h>
 #define HAVE_CLFLUSH 1
@@ -930,9 +941,7 @@ main(int argc, char **argv)
 	w->lcore = rte_lcore_id();
 	w->socket = socket;
 	w->burst = o.burst != 0 ? (uint16_t)o.burst : cfg.pipeline.burst;
-	/* No RX port: the packet data gets the configured distance too. */
-	w->prefetch = cfg.pipeline.prefetch_distance;
-	w->data_prefetch = w->prefetch;
+	set_prefetch(w, cfg.pipeline.prefetch_distance);
 	w->drain_tsc = ((uint64_t)hz + 999999) / 1000000 * cfg.pipeline.tx_drain_us;
 	tables_adopt(w, tables);
 	if (cfg.flow.enabled) {
@@ -1031,8 +1040,7 @@ main(int argc, char **argv)
 				struct run run;
 				unsigned int k;
 
-				w->prefetch = (uint16_t)o.prefetch[pi];
-				w->data_prefetch = w->prefetch;
+				set_prefetch(w, o.prefetch[pi]);
 				/* Warm caches and TLBs for this trace first. */
 				if (run_packets(&b, trace[d], TRACE_LEN, &pos[d], ramp, false,
 						&run) != 0)
@@ -1060,8 +1068,7 @@ main(int argc, char **argv)
 
 		if (!o.dist[d])
 			continue;
-		w->prefetch = (uint16_t)o.prefetch[0];
-		w->data_prefetch = w->prefetch;
+		set_prefetch(w, o.prefetch[0]);
 		printf("# check %s, ", dist_names[d]);
 		ok = check_sample(&b, trace[d], n, all_hits) && ok;
 	}

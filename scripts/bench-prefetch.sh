@@ -17,8 +17,8 @@
 # Every (burst, data) pair is one process that runs every distance, once per
 # round; the order rotates from round to round, each process under flock
 # /tmp/lanefwd-bench.lock. The report takes the median round and writes
-# docs/prefetch.md and docs/prefetch/ (results.csv, run.txt). About 2
-# minutes with the defaults.
+# docs/prefetch.md and docs/prefetch/ (results.csv, run.txt). About a
+# minute with the defaults.
 #
 #   sudo scripts/bench-prefetch.sh            # the run behind docs/prefetch.md
 #   sudo scripts/bench-prefetch.sh --quick    # 1 round, burst 32, no docs

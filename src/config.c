@@ -516,14 +516,23 @@ set_prefetch(struct ctx *c, struct lf_pipeline_conf *p, const char *key, const c
 	return 0;
 }
 
+/*
+ * Drivers whose rx_burst copies each frame into its mbuf on the calling
+ * core; memif does unless the mbufs are its shared ring's own buffers.
+ */
+static const char *const copying_drivers[] = { "net_pcap", "net_tap", "net_af_packet" };
+#define MEMIF_DRIVER "net_memif"
+#define MEMIF_ZERO_COPY "zero-copy=yes"
+
 bool
 lf_driver_copies_rx(const char *driver, const char *devargs)
 {
-	if (strcmp(driver, "net_pcap") == 0 || strcmp(driver, "net_tap") == 0 ||
-	    strcmp(driver, "net_af_packet") == 0)
-		return true;
-	/* memif copies out of the shared ring unless the mbufs are the ring's buffers. */
-	return strcmp(driver, "net_memif") == 0 && strstr(devargs, "zero-copy=yes") == NULL;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(copying_drivers); i++)
+		if (strcmp(driver, copying_drivers[i]) == 0)
+			return true;
+	return strcmp(driver, MEMIF_DRIVER) == 0 && strstr(devargs, MEMIF_ZERO_COPY) == NULL;
 }
 
 uint16_t
@@ -1159,14 +1168,20 @@ config_dump(const struct lf_config *cfg, FILE *f)
 	if (cfg->eal.extra[0] != '\0')
 		fprintf(f, "extra = %s\n", cfg->eal.extra);
 	fprintf(f, "\n[pipeline]\nburst = %u\n", cfg->pipeline.burst);
-	if (cfg->pipeline.prefetch_auto)
+	if (cfg->pipeline.prefetch_auto) {
+		unsigned int i;
+
 		fprintf(f,
 			"# auto: %u (half the burst); no packet data prefetch on ports whose driver\n"
-			"# copies each frame (net_pcap, net_tap, net_af_packet, net_memif without\n"
-			"# zero-copy=yes)\nprefetch_distance = auto\n",
+			"# copies each frame (",
 			cfg->pipeline.prefetch_distance);
-	else
+		for (i = 0; i < RTE_DIM(copying_drivers); i++)
+			fprintf(f, "%s, ", copying_drivers[i]);
+		fprintf(f, "%s without\n# %s)\nprefetch_distance = auto\n", MEMIF_DRIVER,
+			MEMIF_ZERO_COPY);
+	} else {
 		fprintf(f, "prefetch_distance = %u\n", cfg->pipeline.prefetch_distance);
+	}
 	fprintf(f,
 		"tx_drain_us = %u\nmbufs = %u\nmbuf_cache = %u\nlatency = %s\nlatency_clock = %s\n",
 		cfg->pipeline.tx_drain_us, cfg->pipeline.mbufs, cfg->pipeline.mbuf_cache,
