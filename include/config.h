@@ -95,6 +95,13 @@ struct lf_pipeline_conf {
 	bool latency_hw; /**< latency_clock = hw. */
 };
 
+/** [routes] fib_lookup: which rte_fib/rte_fib6 bulk lookup workers call. */
+enum lf_fib_lookup {
+	LF_FIB_LOOKUP_AUTO, /**< AVX-512 where rte_fib offers it here, else scalar. */
+	LF_FIB_LOOKUP_SCALAR,
+	LF_FIB_LOOKUP_AVX512, /**< AVX-512 or refuse to start. */
+};
+
 struct lf_routes_conf {
 	char ipv4[LF_PATH_LEN]; /**< Resolved path or "". */
 	char ipv6[LF_PATH_LEN];
@@ -102,6 +109,8 @@ struct lf_routes_conf {
 	uint32_t ipv4_tbl8;
 	uint32_t ipv6_max_routes;
 	uint32_t ipv6_tbl8;
+	char fib_lookup[16]; /**< "auto", "scalar" or "avx512". */
+	enum lf_fib_lookup lookup;
 };
 
 /**

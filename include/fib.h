@@ -8,6 +8,7 @@
 #ifndef LF_FIB_H
 #define LF_FIB_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_fib.h>
@@ -28,10 +29,13 @@ struct lf_fib {
 	struct rte_fib6 *v6;
 	uint32_t n4;
 	uint32_t n6;
+	/** The bulk lookups in use (both families alike): true for AVX-512. */
+	bool avx512;
 };
 
 /**
- * Create the FIBs on socket and install the routes.
+ * Create the FIBs on socket, select their bulk lookup as conf->lookup says
+ * and install the routes.
  * @return 0 or -errno with a message in err.
  */
 int fib_init(struct lf_fib *fib, const struct lf_routes_conf *conf, int socket,

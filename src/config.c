@@ -373,6 +373,7 @@ static const struct key_def routes_keys[] = {
 	       "1 to 32767 (DIR24_8 with 2-byte next hops)"),
 	K_UINT(lf_routes_conf, "ipv6_max_routes", ipv6_max_routes, 1, 1 << 26, "1 to 67108864"),
 	K_UINT(lf_routes_conf, "ipv6_tbl8", ipv6_tbl8, 1, 1 << 24, "1 to 16777216"),
+	K_STR(lf_routes_conf, "fib_lookup", fib_lookup, "auto, scalar or avx512"),
 };
 
 static const struct key_def acl_keys[] = {
@@ -962,6 +963,7 @@ set_defaults(struct lf_config *cfg)
 	cfg->routes.ipv4_tbl8 = 4096;
 	cfg->routes.ipv6_max_routes = 1 << 18;
 	cfg->routes.ipv6_tbl8 = 1 << 16;
+	strlcpy(cfg->routes.fib_lookup, "auto", sizeof(cfg->routes.fib_lookup));
 	cfg->flow.entries = 1 << 20;
 	cfg->flow.idle_timeout_ms = 30000;
 	cfg->flow.evict = true;
@@ -995,6 +997,26 @@ check_pipeline(struct ctx *c, struct lf_config *cfg)
 		return key_fail(c, "latency_clock", cfg->pipeline.latency_clock,
 				"expected tsc (the TSC when the RX burst returns) or hw (the ports' RX timestamps)");
 	return 0;
+}
+
+static int
+check_routes(struct ctx *c, struct lf_config *cfg)
+{
+	static const char *const names[] = {
+		[LF_FIB_LOOKUP_AUTO] = "auto",
+		[LF_FIB_LOOKUP_SCALAR] = "scalar",
+		[LF_FIB_LOOKUP_AVX512] = "avx512",
+	};
+	unsigned int i;
+
+	c->section = "routes";
+	for (i = 0; i < RTE_DIM(names); i++)
+		if (strcmp(cfg->routes.fib_lookup, names[i]) == 0) {
+			cfg->routes.lookup = i;
+			return 0;
+		}
+	return key_fail(c, "fib_lookup", cfg->routes.fib_lookup,
+			"expected auto (AVX-512 where rte_fib offers it, else scalar), scalar or avx512");
 }
 
 int
@@ -1113,6 +1135,8 @@ config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
 	if (ret == 0)
 		ret = check_pipeline(&c, cfg);
 	if (ret == 0)
+		ret = check_routes(&c, cfg);
+	if (ret == 0)
 		ret = cross_check(&c, cfg);
 out:
 	free(entries);
@@ -1194,6 +1218,7 @@ config_dump(const struct lf_config *cfg, FILE *f)
 	fprintf(f, "ipv4_max_routes = %u\nipv4_tbl8 = %u\nipv6_max_routes = %u\nipv6_tbl8 = %u\n",
 		cfg->routes.ipv4_max_routes, cfg->routes.ipv4_tbl8, cfg->routes.ipv6_max_routes,
 		cfg->routes.ipv6_tbl8);
+	fprintf(f, "fib_lookup = %s\n", cfg->routes.fib_lookup);
 	if (cfg->acl.ipv4[0] != '\0' || cfg->acl.ipv6[0] != '\0') {
 		fprintf(f, "\n[acl]\n");
 		if (cfg->acl.ipv4[0] != '\0')

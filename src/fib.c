@@ -11,10 +11,55 @@
 #include <rte_errno.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_vect.h>
 
 #include "fib.h"
 #include "flow_stage.h"
 #include "lf_log.h"
+
+/*
+ * rte_fib's AVX-512 lookups (DIR24_8 and the IPv6 trie) are only selected
+ * while EAL's max SIMD width is 512 bits, a process-wide setting whose
+ * default is 256 and that drivers read when they choose their RX/TX paths.
+ * The width is raised only for the two selections and then put back, so
+ * that the FIB's choice does not change the drivers'. A width the operator
+ * forced (--force-max-simd-bitwidth under [eal] extra) is left alone: below
+ * 512 it leaves only the scalar lookups.
+ */
+static int
+fib_select_lookup(struct lf_fib *fib, enum lf_fib_lookup want, char *err, size_t errlen)
+{
+	const uint16_t width = rte_vect_get_max_simd_bitwidth();
+	bool raised = false;
+	int r4 = -EINVAL, r6 = -EINVAL;
+
+	if (want != LF_FIB_LOOKUP_SCALAR) {
+		if (width < RTE_VECT_SIMD_512)
+			raised = rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_512) == 0;
+		r4 = rte_fib_select_lookup(fib->v4, RTE_FIB_LOOKUP_DIR24_8_VECTOR_AVX512);
+		r6 = rte_fib6_select_lookup(fib->v6, RTE_FIB6_LOOKUP_TRIE_VECTOR_AVX512);
+		if (raised)
+			rte_vect_set_max_simd_bitwidth(width);
+	}
+	fib->avx512 = r4 == 0 && r6 == 0;
+	if (fib->avx512)
+		return 0;
+	if (want == LF_FIB_LOOKUP_AVX512) {
+		snprintf(err, errlen,
+			 "[routes] fib_lookup = avx512: rte_fib offers no AVX-512 lookup here "
+			 "(the CPU lacks AVX512F, DPDK was built without it, or EAL's SIMD width "
+			 "is forced to %u bits); use auto or scalar",
+			 width);
+		return -ENOTSUP;
+	}
+	/* Both families alike, so that the figures compare like with like. */
+	if (rte_fib_select_lookup(fib->v4, RTE_FIB_LOOKUP_DIR24_8_SCALAR_MACRO) != 0 ||
+	    rte_fib6_select_lookup(fib->v6, RTE_FIB6_LOOKUP_TRIE_SCALAR) != 0) {
+		snprintf(err, errlen, "rte_fib_select_lookup: no scalar lookup");
+		return -EINVAL;
+	}
+	return 0;
+}
 
 int
 fib_init(struct lf_fib *fib, const struct lf_routes_conf *conf, int socket,
@@ -71,6 +116,9 @@ fib_init(struct lf_fib *fib, const struct lf_routes_conf *conf, int socket,
 			 conf->ipv6_max_routes, conf->ipv6_tbl8, rte_strerror(rte_errno));
 		goto fail;
 	}
+	ret = fib_select_lookup(fib, conf->lookup, err, errlen);
+	if (ret != 0)
+		goto fail;
 	for (i = 0; i < r4->n; i++) {
 		ret = rte_fib_add(fib->v4, r4->r[i].addr4, r4->r[i].depth, r4->r[i].nh);
 		if (ret < 0) {
@@ -91,8 +139,8 @@ fib_init(struct lf_fib *fib, const struct lf_routes_conf *conf, int socket,
 	}
 	fib->n4 = r4->n;
 	fib->n6 = r6->n;
-	LF_LOG(INFO, fib, "installed %u IPv4 and %u IPv6 routes on socket %d", fib->n4, fib->n6,
-	       socket);
+	LF_LOG(INFO, fib, "installed %u IPv4 and %u IPv6 routes on socket %d, %s lookup", fib->n4,
+	       fib->n6, socket, fib->avx512 ? "AVX-512" : "scalar");
 	return 0;
 fail:
 	fib_free(fib);

@@ -111,6 +111,9 @@ tel_info_locked(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_string(d, "latency_clock", cfg->pipeline.latency_clock);
 	rte_tel_data_add_dict_u64(d, "ipv4_routes", app->tables->fib.n4);
 	rte_tel_data_add_dict_u64(d, "ipv6_routes", app->tables->fib.n6);
+	rte_tel_data_add_dict_string(d, "fib_lookup",
+				     app->tables->fib.avx512 ? "avx512" : "scalar");
+	rte_tel_data_add_dict_string(d, "fib_lookup_mode", cfg->routes.fib_lookup);
 	rte_tel_data_add_dict_u64(d, "nexthops", cfg->n_nexthops);
 	rte_tel_data_add_dict_u64(d, "acl_rules", app->tables->acl_rules);
 	rte_tel_data_add_dict_u64(d, "acl6_rules", app->tables->acl6_rules);

@@ -84,6 +84,8 @@ def load_config(path):
             cfg["nexthops"][int(arg)] = {
                 "port": s["port"], "mac": s["mac"].lower(),
                 "src_mac": s.get("src_mac", "").lower() or None}
+    cfg["fib_lookup"] = (cp["routes"].get("fib_lookup", "auto")
+                         if cp.has_section("routes") else "auto")
     if cp.has_section("routes"):
         for af in ("4", "6"):
             name = cp["routes"].get("ipv" + af)

@@ -43,6 +43,7 @@ prefetch_distance = 4
 
 [routes]
 ipv4 = routes4.txt
+fib_lookup = {fib}
 ipv4_max_routes = 1024
 ipv4_tbl8 = 256
 ipv6_max_routes = 1024
@@ -91,9 +92,9 @@ def write(path, text):
     os.replace(tmp, path)
 
 
-def write_conf(d, prefix, p0, p1, burst=32, ns2_mac=NS2_MAC):
+def write_conf(d, prefix, p0, p1, burst=32, ns2_mac=NS2_MAC, fib="auto"):
     write(os.path.join(d, "lanefwd.conf"),
-          CONF.format(prefix=prefix, p0=p0, p1=p1, burst=burst, ns2_mac=ns2_mac))
+          CONF.format(prefix=prefix, p0=p0, p1=p1, burst=burst, ns2_mac=ns2_mac, fib=fib))
     # Keep the interface names for later rewrites.
     write(os.path.join(d, "ifaces.json"), json.dumps({"p0": p0, "p1": p1}))
 
@@ -276,9 +277,21 @@ def run(a):
     sender = subprocess.Popen(["ip", "netns", "exec", a.ns1, sys.executable, __file__, "send",
                                "--dst", NS2_ADDR, "--port", "9000", "--count", "3000",
                                "--pps", "1000"])
+    # The reloads alternate [routes] fib_lookup: each new generation's FIB
+    # takes the lookup its configuration names (auto: AVX-512 where the CPU
+    # has AVX-512F, which the kernel reports).
+    with open("/proc/cpuinfo") as f:
+        avx512f = "avx512f" in f.read().split()
     for g in range(7, 12):
         time.sleep(0.4)
-        lf.reload(True, g, f"8 reload under traffic ({g})")
+        fib = "scalar" if g % 2 else "auto"
+        write_conf(a.dir, a.prefix, ifs["p0"], ifs["p1"], fib=fib)
+        lf.reload(True, g, f"8 reload under traffic ({g}, fib_lookup = {fib})")
+        want = "avx512" if fib == "auto" and avx512f else "scalar"
+        got = lf.info()
+        need((got["fib_lookup"], got["fib_lookup_mode"]) == (want, fib),
+             f"8: generation {g} with fib_lookup = {fib}: /lanefwd/info fib_lookup "
+             f"{got['fib_lookup']!r} ({got['fib_lookup_mode']!r}), expected {want!r}")
     sender.wait(timeout=60)
     deadline = time.monotonic() + 5
     while lf.received()[9000] - r0[9000] < 3000 and time.monotonic() < deadline:

@@ -342,6 +342,9 @@ static const struct bad_case bad_cases[] = {
 	{ "acl_bad_default",
 	  "[acl]\ndefault = allow\nipv6 = /nonexistent/lfut/acl6\n" TAIL,
 	  { "@:2: [acl] default = 'allow'", "expected permit or deny" } },
+	{ "fib_lookup_bad",
+	  "[routes]\nfib_lookup = vector\n" TAIL,
+	  { "@:2: [routes] fib_lookup = 'vector'", "expected auto", "scalar or avx512" } },
 	{ "latency_clock_bad",
 	  "[pipeline]\nlatency_clock = hardware\n" TAIL,
 	  { "@:2: [pipeline] latency_clock = 'hardware'", "expected tsc", "or hw" } },
@@ -562,6 +565,45 @@ test_prefetch_auto(void **state)
 							drivers[j].devargs),
 					 want);
 		}
+		config_free(cfg);
+		free(cfg);
+	}
+}
+
+static void
+test_fib_lookup_key(void **state)
+{
+	static const struct {
+		const char *routes;
+		enum lf_fib_lookup lookup;
+		const char *dumped;
+	} cases[] = {
+		{ "", LF_FIB_LOOKUP_AUTO, "fib_lookup = auto\n" },
+		{ "fib_lookup = auto\n", LF_FIB_LOOKUP_AUTO, "fib_lookup = auto\n" },
+		{ "fib_lookup = scalar\n", LF_FIB_LOOKUP_SCALAR, "fib_lookup = scalar\n" },
+		{ "fib_lookup = avx512\n", LF_FIB_LOOKUP_AVX512, "fib_lookup = avx512\n" },
+	};
+	char err[LF_ERR_LEN], text[256], dump[4096];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct lf_config *cfg = calloc(1, sizeof(*cfg));
+		char *path;
+		FILE *f;
+
+		assert_non_null(cfg);
+		snprintf(text, sizeof(text), "[routes]\n%s" TAIL, cases[i].routes);
+		path = write_file("", "fib_lookup.ini", text);
+		if (config_load(path, cfg, err, sizeof(err)) != 0)
+			fail_msg("case %u rejected: %s", i, err);
+		assert_int_equal(cfg->routes.lookup, cases[i].lookup);
+		/* --check-config shows it under [routes]. */
+		f = fmemopen(dump, sizeof(dump), "w");
+		assert_non_null(f);
+		config_dump(cfg, f);
+		fclose(f);
+		assert_non_null(strstr(strstr(dump, "[routes]\n"), cases[i].dumped));
 		config_free(cfg);
 		free(cfg);
 	}
@@ -1220,6 +1262,7 @@ main(void)
 		cmocka_unit_test(test_small_error_buffer),
 		cmocka_unit_test(test_minimal_defaults),
 		cmocka_unit_test(test_prefetch_auto),
+		cmocka_unit_test(test_fib_lookup_key),
 		cmocka_unit_test(test_full_file),
 		cmocka_unit_test(test_relative_route_paths),
 		cmocka_unit_test(test_acl_ipv6_only),

@@ -9,7 +9,9 @@
  * just outside it) are looked up with rte_fib_lookup_bulk() and
  * rte_fib6_lookup_bulk() and compared with a brute-force longest-prefix match
  * written here; misses must return LF_NH_NONE. fib_burst() is checked on
- * mbufs against the same reference.
+ * mbufs against the same reference. The lookups run twice, once with
+ * rte_fib's scalar bulk lookups and once with its AVX-512 ones ([routes]
+ * fib_lookup); where the CPU has no AVX-512, asking for them must fail.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -29,12 +31,14 @@
 #include <cmocka.h>
 
 #include <rte_byteorder.h>
+#include <rte_cpuflags.h>
 #include <rte_eal.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_vect.h>
 
 #include "fib.h"
 #include "lf_log.h"
@@ -59,6 +63,48 @@ static const struct lf_routes_conf test_conf = {
 	.ipv6_max_routes = 1 << 13,
 	.ipv6_tbl8 = 32767,
 };
+
+/* Test states: which lookup a test installs. */
+static enum lf_fib_lookup lk_scalar = LF_FIB_LOOKUP_SCALAR;
+static enum lf_fib_lookup lk_avx512 = LF_FIB_LOOKUP_AVX512;
+
+/* rte_fib's AVX-512 lookups exist here (Debian's DPDK is built with them). */
+static bool
+cpu_avx512(void)
+{
+#ifdef RTE_ARCH_X86
+	return rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) > 0;
+#else
+	return false;
+#endif
+}
+
+/*
+ * fib_init() with test_conf and the state's lookup. False where that is
+ * AVX-512 and the CPU has none: then fib_init() must have refused it.
+ */
+static bool
+init_with(void **state, struct lf_fib *fib, const struct lf_route_table *r4,
+	  const struct lf_route_table *r6)
+{
+	struct lf_routes_conf conf = test_conf;
+	char err[512];
+	int ret;
+
+	conf.lookup = *(enum lf_fib_lookup *)*state;
+	ret = fib_init(fib, &conf, SOCKET_ID_ANY, r4, r6, err, sizeof(err));
+	if (conf.lookup == LF_FIB_LOOKUP_AVX512 && !cpu_avx512()) {
+		assert_int_equal(ret, -ENOTSUP);
+		assert_non_null(strstr(err, "[routes] fib_lookup = avx512"));
+		assert_null(fib->v4);
+		print_message("no AVX-512 on this CPU: fib_lookup = avx512 refused\n");
+		return false;
+	}
+	if (ret != 0)
+		fail_msg("%s", err);
+	assert_int_equal(fib->avx512, conf.lookup == LF_FIB_LOOKUP_AVX512);
+	return true;
+}
 
 /* xorshift64*: reproducible. */
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
@@ -602,20 +648,32 @@ test_fib_limits(void **state)
 
 /* ---- lookups against the reference ---- */
 
+/*
+ * Sizes of the bulk calls: mostly whole chunks, and between them sizes that
+ * are not multiples of the vector lookups' 8 or 16 lanes, so that their
+ * scalar tails are checked too.
+ */
+static size_t
+bulk_size(size_t k, size_t chunk)
+{
+	static const size_t odd[] = { 1, 7, 15, 17, 31, 33, 100 };
+
+	return k % 2 == 0 ? chunk : odd[(k / 2) % RTE_DIM(odd)];
+}
+
 static size_t
 check_v4(const struct lf_fib *fib, const struct lf_route_table *t, size_t *hits, size_t *misses)
 {
 	const size_t chunk = 4096;
 	uint64_t *nh = malloc(chunk * sizeof(*nh));
 	uint32_t *a;
-	size_t n, i, j;
+	size_t n, i, j, k, m;
 
 	assert_non_null(nh);
 	a = addrs4(t, &n);
 	*hits = *misses = 0;
-	for (i = 0; i < n; i += chunk) {
-		size_t m = n - i < chunk ? n - i : chunk;
-
+	for (i = 0, k = 0; i < n; i += m, k++) {
+		m = RTE_MIN(n - i, bulk_size(k, chunk));
 		assert_int_equal(rte_fib_lookup_bulk(fib->v4, a + i, nh, m), 0);
 		for (j = 0; j < m; j++) {
 			uint32_t want = ref_lookup4(t, a[i + j]);
@@ -644,14 +702,13 @@ check_v6(const struct lf_fib *fib, const struct lf_route_table *t, size_t *hits,
 	uint64_t *nh = malloc(chunk * sizeof(*nh));
 	struct ref6 *ref = ref6_build(t);
 	ip6_t *a;
-	size_t n, i, j;
+	size_t n, i, j, k, m;
 
 	assert_non_null(nh);
 	a = addrs6(t, &n);
 	*hits = *misses = 0;
-	for (i = 0; i < n; i += chunk) {
-		size_t m = n - i < chunk ? n - i : chunk;
-
+	for (i = 0, k = 0; i < n; i += m, k++) {
+		m = RTE_MIN(n - i, bulk_size(k, chunk));
 		assert_int_equal(rte_fib6_lookup_bulk(fib->v6, a + i, nh, m), 0);
 		for (j = 0; j < m; j++) {
 			uint32_t want = ref_lookup6(ref, t->n, to128(a[i + j]));
@@ -676,17 +733,51 @@ check_v6(const struct lf_fib *fib, const struct lf_route_table *t, size_t *hits,
 	return n;
 }
 
+/*
+ * fib_lookup: scalar, auto (AVX-512 exactly where the CPU has it) and
+ * avx512; none leaves EAL's SIMD width changed for the drivers.
+ */
+static void
+test_fib_lookup_select(void **state)
+{
+	static const enum lf_fib_lookup modes[] = { LF_FIB_LOOKUP_SCALAR, LF_FIB_LOOKUP_AUTO,
+						    LF_FIB_LOOKUP_AVX512 };
+	struct lf_route_table a = { .af = 4 }, b = { .af = 6 };
+	const uint16_t width = rte_vect_get_max_simd_bitwidth();
+	struct lf_routes_conf conf = test_conf;
+	struct lf_fib fib;
+	char err[512];
+	unsigned int i;
+	int ret;
+
+	(void)state;
+	/* EAL's default, which the drivers go by. */
+	assert_int_equal(width, RTE_VECT_SIMD_256);
+	for (i = 0; i < RTE_DIM(modes); i++) {
+		conf.lookup = modes[i];
+		ret = fib_init(&fib, &conf, SOCKET_ID_ANY, &a, &b, err, sizeof(err));
+		assert_int_equal(rte_vect_get_max_simd_bitwidth(), width);
+		if (modes[i] == LF_FIB_LOOKUP_AVX512 && !cpu_avx512()) {
+			assert_int_equal(ret, -ENOTSUP);
+			assert_non_null(strstr(err, "fib_lookup = avx512"));
+			continue;
+		}
+		if (ret != 0)
+			fail_msg("%s", err);
+		assert_int_equal(fib.avx512, modes[i] != LF_FIB_LOOKUP_SCALAR && cpu_avx512());
+		fib_free(&fib);
+	}
+}
+
 static void
 test_fib_empty(void **state)
 {
 	struct lf_route_table a = { .af = 4 }, b = { .af = 6 };
 	struct lf_fib fib;
 	size_t hits, misses;
-	char err[512];
 
-	(void)state;
-	if (fib_init(&fib, &test_conf, SOCKET_ID_ANY, &a, &b, err, sizeof(err)) != 0)
-		fail_msg("%s", err);
+	if (!init_with(state, &fib, &a, &b))
+		return;
 	assert_int_equal(fib.n4, 0);
 	assert_int_equal(fib.n6, 0);
 	check_v4(&fib, &a, &hits, &misses);
@@ -702,12 +793,10 @@ test_fib_internet_ipv4(void **state)
 	struct lf_route_table none = { .af = 6 };
 	struct lf_fib fib;
 	size_t hits, misses;
-	char err[512];
 
-	(void)state;
 	load_data();
-	if (fib_init(&fib, &test_conf, SOCKET_ID_ANY, &t4, &none, err, sizeof(err)) != 0)
-		fail_msg("%s", err);
+	if (!init_with(state, &fib, &t4, &none))
+		return;
 	assert_int_equal(fib.n4, V4_ROUTES);
 	assert_true(check_v4(&fib, &t4, &hits, &misses) >= 100000);
 	/* Both outcomes are well represented. */
@@ -722,12 +811,10 @@ test_fib_internet_ipv6(void **state)
 	struct lf_route_table none = { .af = 4 };
 	struct lf_fib fib;
 	size_t hits, misses;
-	char err[512];
 
-	(void)state;
 	load_data();
-	if (fib_init(&fib, &test_conf, SOCKET_ID_ANY, &none, &t6, err, sizeof(err)) != 0)
-		fail_msg("%s", err);
+	if (!init_with(state, &fib, &none, &t6))
+		return;
 	assert_int_equal(fib.n6, V6_ROUTES);
 	assert_true(check_v6(&fib, &t6, &hits, &misses) >= 100000);
 	assert_true(hits > 40000);
@@ -745,7 +832,6 @@ test_fib_internet_nested(void **state)
 	char line[128], txt[INET6_ADDRSTRLEN];
 	char err[512];
 
-	(void)state;
 	load_data();
 	add_route(&a, "0.0.0.0/0 100");
 	add_route(&b, "::/0 100");
@@ -781,8 +867,8 @@ test_fib_internet_nested(void **state)
 	print_message("nested: %zu IPv4, %zu IPv6 routes\n", a.n, b.n);
 	assert_true(a.n > t4.n + 100);
 	assert_true(b.n > t6.n + 50);
-	if (fib_init(&fib, &test_conf, SOCKET_ID_ANY, &a, &b, err, sizeof(err)) != 0)
-		fail_msg("%s", err);
+	if (!init_with(state, &fib, &a, &b))
+		return;
 	check_v4(&fib, &a, &hits, &misses);
 	/* With a default route nothing misses. */
 	assert_int_equal(misses, 0);
@@ -806,12 +892,10 @@ test_fib_burst(void **state)
 	ip6_t *a6;
 	size_t n4, n6, next4 = 0, next6 = 0;
 	unsigned int round, i, k, kept, n_drop = 0;
-	char err[512];
 
-	(void)state;
 	load_data();
-	if (fib_init(&fib, &test_conf, SOCKET_ID_ANY, &t4, &t6, err, sizeof(err)) != 0)
-		fail_msg("%s", err);
+	if (!init_with(state, &fib, &t4, &t6))
+		return;
 	w = rte_zmalloc("lfut_worker", sizeof(*w), RTE_CACHE_LINE_SIZE);
 	assert_non_null(w);
 	w->fib = &fib;
@@ -887,6 +971,12 @@ test_fib_burst(void **state)
 	fib_free(&fib);
 }
 
+/* A test run with one lookup, named after it. */
+#define WITH_LOOKUP(f, lk)                          \
+	{                                           \
+#f " " #lk, f, NULL, NULL, &lk_##lk \
+	}
+
 int
 main(void)
 {
@@ -898,11 +988,17 @@ main(void)
 		cmocka_unit_test(test_fib_tbl8_exhausted),
 		cmocka_unit_test(test_fib_limits),
 		/* Then lookups. */
-		cmocka_unit_test(test_fib_empty),
-		cmocka_unit_test(test_fib_internet_ipv4),
-		cmocka_unit_test(test_fib_internet_ipv6),
-		cmocka_unit_test(test_fib_internet_nested),
-		cmocka_unit_test(test_fib_burst),
+		cmocka_unit_test(test_fib_lookup_select),
+		WITH_LOOKUP(test_fib_empty, scalar),
+		WITH_LOOKUP(test_fib_empty, avx512),
+		WITH_LOOKUP(test_fib_internet_ipv4, scalar),
+		WITH_LOOKUP(test_fib_internet_ipv4, avx512),
+		WITH_LOOKUP(test_fib_internet_ipv6, scalar),
+		WITH_LOOKUP(test_fib_internet_ipv6, avx512),
+		WITH_LOOKUP(test_fib_internet_nested, scalar),
+		WITH_LOOKUP(test_fib_internet_nested, avx512),
+		WITH_LOOKUP(test_fib_burst, scalar),
+		WITH_LOOKUP(test_fib_burst, avx512),
 	};
 
 	return cmocka_run_group_tests_name("fib", tests, group_setup, group_teardown);
