@@ -215,9 +215,11 @@ def set_affinity_all():
 
 
 class Variant:
-    def __init__(self, key, label, kind, main, prefetch=None, latency=True, flow=0):
+    def __init__(self, key, label, kind, main, prefetch=None, latency=True, flow=0,
+                 fib="auto"):
         self.key, self.label, self.kind, self.main = key, label, kind, main
         self.prefetch = prefetch
+        self.fib = fib         # [routes] fib_lookup
         self.latency = latency
         self.flow = flow       # [flow] entries; 0: no flow table
         self.cmd = None        # argv with PREFIX placeholders
@@ -309,6 +311,8 @@ ipv4_max_routes = 1024
 ipv4_tbl8 = 256
 ipv6_max_routes = 1024
 ipv6_tbl8 = 256
+# rte_fib's bulk lookup: auto is AVX-512 where the CPU has it
+fib_lookup = {fib}
 
 [port p0]
 vdev = net_pcap0,rx_pcap={pcap},infinite_rx=1
@@ -330,7 +334,7 @@ port = p1
 mac = 02:00:00:00:00:01
 {flow}""".format(flow=("\n# Flow cache: every packet after the first of its flow is a hit\n"
                      "[flow]\nentries = %d\n" % v.flow) if v.flow else "",
-                 pf=v.prefetch, lat="yes" if v.latency else "no", r4=routes4, r6=routes6, pcap=self.pcap, cpu=FWD_CPU)
+                 pf=v.prefetch, fib=v.fib, lat="yes" if v.latency else "no", r4=routes4, r6=routes6, pcap=self.pcap, cpu=FWD_CPU)
         return conf
 
     def setup(self):
@@ -357,18 +361,23 @@ mac = 02:00:00:00:00:01
         if self.a.ab_mode:
             # lanefwd alone, twice: A is --lanefwd, B is --ab (or --lanefwd
             # again); each runs burst 32 at its --ab-prefetch value (default
-            # PREFETCH for both).
+            # PREFETCH for both) and --ab-fib-lookup value (default auto).
             lanefwd_b = os.path.join(self.tmp, "lanefwd-b")
             shutil.copy2(self.a.ab or self.a.lanefwd, lanefwd_b)
             pa, pb = self.a.ab_prefetch or (PREFETCH, PREFETCH)
-            vs = [Variant("lanefwd", "A %s, prefetch %s" % (self.a.lanefwd, pa), "lanefwd",
-                          True, pa),
-                  Variant("lanefwd-b", "B %s, prefetch %s" % (self.a.ab or self.a.lanefwd, pb),
-                          "lanefwd", True, pb)]
+            fa, fb = self.a.ab_fib_lookup or ("auto", "auto")
+            vs = [Variant("lanefwd", "A %s, prefetch %s, fib_lookup %s"
+                          % (self.a.lanefwd, pa, fa), "lanefwd", True, pa, fib=fa),
+                  Variant("lanefwd-b", "B %s, prefetch %s, fib_lookup %s"
+                          % (self.a.ab or self.a.lanefwd, pb, fb), "lanefwd", True, pb,
+                          fib=fb)]
         elif not self.a.main_only:
             vs += [Variant("lanefwd-pf16", "lanefwd (burst 32, prefetch 16)", "lanefwd", False,
                            16),
                    Variant("lanefwd-pf4", "lanefwd (burst 32, prefetch 4)", "lanefwd", False, 4),
+                   Variant("lanefwd-scalar",
+                           "lanefwd (burst 32, prefetch %s, scalar FIB lookup)" % PREFETCH,
+                           "lanefwd", False, PREFETCH, fib="scalar"),
                    Variant("lanefwd-nolat",
                            "lanefwd (burst 32, prefetch %s, latency off)" % PREFETCH,
                            "lanefwd", False, PREFETCH, latency=False),
@@ -864,7 +873,9 @@ mac = 02:00:00:00:00:01
                      "on x86, does). lanefwd: "
                      "Ethernet/VLAN parse, RFC 1812 IPv4 checks including a software "
                      "header-checksum verification (below) and the TTL-expiry drop, a "
-                     "bulk rte_fib DIR24_8 lookup, TTL decrement with an RFC 1624 "
+                     "bulk rte_fib DIR24_8 lookup (AVX-512 under the default `fib_lookup = "
+                     "auto` where the CPU has it: `fib_lookup` below; the scalar FIB "
+                     "lookup row runs the scalar one), TTL decrement with an RFC 1624 "
                      "incremental checksum update, next-hop MAC rewrite, per-port TX "
                      "buffering, per-burst counters and residence histograms, and a "
                      "software prefetch of each packet's data where the port's driver "
@@ -875,8 +886,10 @@ mac = 02:00:00:00:00:01
                      "l3fwd; the prefetch 16 and 4 rows force a prefetch and show what it "
                      "costs on data already in cache (docs/prefetch.md has the cold "
                      "case).\n")
-        L.append("## IPv4 checksum path and packet-data prefetch\n")
+        L.append("## IPv4 checksum path, packet-data prefetch and FIB lookup\n")
         if self.lf_info:
+            L.append("* `/lanefwd/info`: `fib_lookup` = `%s` (`fib_lookup_mode` %s)" %
+                     (self.lf_info.get("fib_lookup"), self.lf_info.get("fib_lookup_mode")))
             ports = {k: v for k, v in self.lf_info.items() if k.startswith("port_")}
             for k, pv in ports.items():
                 L.append("* `/lanefwd/info` %s (%s, %s): `ipv4_cksum` = `%s`, "
@@ -960,7 +973,8 @@ mac = 02:00:00:00:00:01
                  "compiled alike. Nothing else is changed and the copy is never "
                  "committed.\n")
         L.append("lanefwd configuration (prefetch %s, the default; the prefetch 16 and 4 runs "
-                 "differ only in" % PREFETCH + " `prefetch_distance`, the latency-off run "
+                 "differ only in" % PREFETCH + " `prefetch_distance`, the scalar FIB "
+                 "lookup run only in `fib_lookup = scalar`, the latency-off run "
                  "only in `latency = no`, the "
                  "flow-cache run only by a `[flow]` section with `entries = 65536`: its "
                  "4096 flows miss once each and hit from then on, so it measures the "
@@ -1039,14 +1053,23 @@ def main():
     ap.add_argument("--ab-prefetch", metavar="A,B",
                     help="A/B as --ab does, of prefetch_distance A against B (0-32 or "
                     "auto), on --lanefwd (or on --lanefwd and --ab)")
+    ap.add_argument("--ab-fib-lookup", metavar="A,B",
+                    help="A/B as --ab does, of [routes] fib_lookup A against B (auto, "
+                    "scalar or avx512), on --lanefwd (or on --lanefwd and --ab)")
     a = ap.parse_args()
+    if a.ab_fib_lookup:
+        fl = a.ab_fib_lookup.split(",")
+        if len(fl) != 2 or not all(f in ("auto", "scalar", "avx512") for f in fl):
+            sys.exit("bench: --ab-fib-lookup %s: expected A,B, each auto, scalar or avx512"
+                     % a.ab_fib_lookup)
+        a.ab_fib_lookup = fl
     if a.ab_prefetch:
         pf = a.ab_prefetch.split(",")
         if len(pf) != 2 or not all(p == "auto" or (p.isdigit() and int(p) <= 32) for p in pf):
             sys.exit("bench: --ab-prefetch %s: expected A,B, each 0 to 32 or auto"
                      % a.ab_prefetch)
         a.ab_prefetch = pf
-    a.ab_mode = bool(a.ab or a.ab_prefetch)
+    a.ab_mode = bool(a.ab or a.ab_prefetch or a.ab_fib_lookup)
     if a.ab_mode:
         if a.ab and not os.access(a.ab, os.X_OK):
             sys.exit("bench: --ab %s is not an executable" % a.ab)
