@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Shell helpers of the benchmarks that drive lanefwd-pipebench
-# (bench-pipeline.sh, bench-prefetch.sh). Sourced; runs nothing itself.
+# (bench-pipeline.sh, bench-prefetch.sh, bench-fib.sh). Sourced; runs nothing
+# itself.
 
 # A route table the FIB holds in cache whatever the destinations: the 256
 # /16s of 10.0.0.0/8, next hops 0-15.
