@@ -29,7 +29,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
 quick=0
-routes=${ROUTES:-/work/shared/data/routes/ipv4-full.txt}
+routes=${ROUTES:-$FULL_ROUTES_DEFAULT}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 ;;
@@ -40,11 +40,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-if [ "$(id -u)" -ne 0 ]; then
-	echo "bench-fib.sh: run as root (hugepages)" >&2
-	exit 1
-fi
-LCORE=${LCORE:-$(/usr/bin/python3 -c 'import os; print(max(os.sched_getaffinity(0)))')}
+bench_need_root bench-fib.sh "hugepages"
+LCORE=${LCORE:-$(bench_last_cpu)}
 ROUNDS=${ROUNDS:-5}
 PACKETS=${PACKETS:-4M}
 LOCK=${LOCK:-/tmp/lanefwd-bench.lock}
@@ -55,10 +52,7 @@ if [ "$quick" -eq 1 ]; then
 fi
 scripts/deps.sh
 scripts/hugepages.sh >/dev/null
-if [ ! -f build/build.ninja ]; then
-	meson setup build
-fi
-ninja -C build lanefwd-pipebench lanefwd
+bench_build lanefwd-pipebench lanefwd
 
 work=build/fib-lookup
 rm -rf "$work"

@@ -14,6 +14,7 @@
 # table, all four flow counts, exist at once; 16M flows take 2.3 GiB each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
 quick=0
 for a in "$@"; do
 	case "$a" in
@@ -22,13 +23,10 @@ for a in "$@"; do
 	*) echo "bench-flow.sh: unknown argument $a" >&2; exit 2 ;;
 	esac
 done
-if [ "$(id -u)" -ne 0 ]; then
-	echo "bench-flow.sh: run as root (hugepages)" >&2
-	exit 1
-fi
+bench_need_root bench-flow.sh "hugepages"
 # The last CPU we may run on, unless LCORE says otherwise (CPU 0 often
 # carries interrupts and housekeeping).
-LCORE=${LCORE:-$(/usr/bin/python3 -c 'import os; print(max(os.sched_getaffinity(0)))')}
+LCORE=${LCORE:-$(bench_last_cpu)}
 REPS=${REPS:-3}
 LOOKUPS=${LOOKUPS:-4M}
 FLOWS=${FLOWS:-64K,1M,4M,16M}
@@ -42,10 +40,7 @@ if [ "${free_pages:-0}" -lt 3300 ]; then
 	echo "bench-flow.sh: $free_pages free 2 MiB hugepages, about 3300 needed: not enough memory to reserve them" >&2
 	exit 1
 fi
-if [ ! -f build/build.ninja ]; then
-	meson setup build
-fi
-ninja -C build lanefwd-flowbench
+bench_build lanefwd-flowbench
 
 eal=(-l "$LCORE" --no-pci --no-telemetry --huge-unlink --file-prefix "flowbench_$$" --log-level 3)
 if [ "$quick" -eq 1 ]; then

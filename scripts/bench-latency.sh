@@ -16,23 +16,18 @@
 # fails or the generator loses packets at the lowest load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
 for a in "$@"; do
 	case "$a" in
 	-h | --help) exec /usr/bin/python3 scripts/bench_latency.py --help ;;
 	esac
 done
-if [ "$(id -u)" -ne 0 ]; then
-	echo "bench-latency.sh: run as root (hugepages, vdevs)" >&2
-	exit 1
-fi
+bench_need_root bench-latency.sh "hugepages, vdevs"
 if [ "$(nproc --all)" -lt 2 ]; then
 	echo "bench-latency.sh: needs at least 2 CPUs (generator on 0, forwarder on 1)" >&2
 	exit 1
 fi
 scripts/deps.sh
 scripts/hugepages.sh >/dev/null
-if [ ! -f build/build.ninja ]; then
-	meson setup build
-fi
-ninja -C build lanefwd lanefwd-gen
+bench_build lanefwd lanefwd-gen
 exec /usr/bin/python3 scripts/bench_latency.py "$@"

@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Shell helpers of the benchmarks that drive lanefwd-pipebench
-# (bench-pipeline.sh, bench-prefetch.sh, bench-fib.sh). Sourced; runs nothing
-# itself.
+# Shell helpers of the benchmark scripts (bench-pipeline.sh, bench-prefetch.sh,
+# bench-fib.sh, bench-flow.sh, bench-latency.sh). Sourced; runs nothing itself.
 
 # A route table the FIB holds in cache whatever the destinations: the 256
 # /16s of 10.0.0.0/8, next hops 0-15.
@@ -31,4 +30,29 @@ csv_merge() {
 		if [ "$first" -eq 1 ]; then head -1 "$f"; first=0; fi
 		tail -n +2 "$f"
 	done
+}
+
+# The full Internet IPv4 table the benchmarks use by default (../shared,
+# not in the repository: bench-pipeline.sh says how it is made).
+FULL_ROUTES_DEFAULT=/work/shared/data/routes/ipv4-full.txt
+
+# bench_need_root NAME WHY: exit 1 unless run as root.
+bench_need_root() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "$1: run as root ($2)" >&2
+		exit 1
+	fi
+}
+
+# The highest CPU this process may run on: the default forwarding lcore.
+bench_last_cpu() {
+	/usr/bin/python3 -c 'import os; print(max(os.sched_getaffinity(0)))'
+}
+
+# bench_build TARGET...: configure build/ if it is not, then build TARGETs.
+bench_build() {
+	if [ ! -f build/build.ninja ]; then
+		meson setup build
+	fi
+	ninja -C build "$@"
 }

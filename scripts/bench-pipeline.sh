@@ -34,7 +34,7 @@ cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
 root=$(pwd)
 quick=0
-routes=${ROUTES:-/work/shared/data/routes/ipv4-full.txt}
+routes=${ROUTES:-$FULL_ROUTES_DEFAULT}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 ;;
@@ -57,11 +57,8 @@ EOF
 	exit 1
 fi
 routes=$(readlink -f "$routes")
-if [ "$(id -u)" -ne 0 ]; then
-	echo "bench-pipeline.sh: run as root (hugepages)" >&2
-	exit 1
-fi
-LCORE=${LCORE:-$(/usr/bin/python3 -c 'import os; print(max(os.sched_getaffinity(0)))')}
+bench_need_root bench-pipeline.sh "hugepages"
+LCORE=${LCORE:-$(bench_last_cpu)}
 ROUNDS=${ROUNDS:-3}
 PACKETS=${PACKETS:-2M}
 FLOWS=${FLOWS:-64K,1M,4M,16M}
@@ -83,10 +80,7 @@ if [ "${free_pages:-0}" -lt 1400 ]; then
 	echo "bench-pipeline.sh: $free_pages free 2 MiB hugepages, about 1400 needed: not enough memory to reserve them" >&2
 	exit 1
 fi
-if [ ! -f build/build.ninja ]; then
-	meson setup build
-fi
-ninja -C build lanefwd-pipebench
+bench_build lanefwd-pipebench
 
 work=build/pipebench
 rm -rf "$work"

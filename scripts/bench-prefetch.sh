@@ -35,11 +35,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-if [ "$(id -u)" -ne 0 ]; then
-	echo "bench-prefetch.sh: run as root (hugepages)" >&2
-	exit 1
-fi
-LCORE=${LCORE:-$(/usr/bin/python3 -c 'import os; print(max(os.sched_getaffinity(0)))')}
+bench_need_root bench-prefetch.sh "hugepages"
+LCORE=${LCORE:-$(bench_last_cpu)}
 ROUNDS=${ROUNDS:-5}
 PACKETS=${PACKETS:-4M}
 BURSTS=${BURSTS:-16,32,64}
@@ -51,10 +48,7 @@ if [ "$quick" -eq 1 ]; then
 fi
 scripts/deps.sh
 scripts/hugepages.sh >/dev/null
-if [ ! -f build/build.ninja ]; then
-	meson setup build
-fi
-ninja -C build lanefwd-pipebench
+bench_build lanefwd-pipebench
 
 work=build/prefetch
 rm -rf "$work"
