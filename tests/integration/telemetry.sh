@@ -11,7 +11,8 @@
 # and DPDK's /ethdev/info, and the PMDs' /ethdev/stats against the traffic;
 # that bad parameters (/lanefwd/workers,99 ,abc ,-1 ,1x) get an error dict
 # while lanefwd keeps running and answering; and that the final counter lines
-# agree with telemetry.
+# agree with telemetry. Last, [routes] fib_lookup under an EAL SIMD width
+# forced to 256 bits: avx512 refuses to start, auto runs the scalar lookup.
 . "$(dirname "$0")/lib.sh"
 
 D=$LF_TMP
@@ -100,4 +101,28 @@ printf '{"start": %s, "running": %s, "b_start": %s, "b_end": %s, "info": %s}\n' 
 lf_stop_rc
 [ "$LF_EXIT" = 0 ] || die "lanefwd exited with status $LF_EXIT after SIGINT"
 $PY "$LF_SRCDIR/tests/integration/telemetry_check.py" check "$D" || die "telemetry check failed"
+
+# [routes] fib_lookup under a SIMD width the operator forced below 512 bits
+# (EAL --force-max-simd-bitwidth=256): avx512 refuses to start, naming the
+# key and the width; auto starts with the scalar lookup.
+forced() { # FIB_LOOKUP > CONFIG
+	sed -e "s/^telemetry = yes$/&\nextra = --force-max-simd-bitwidth=256/" \
+		-e "s/^ipv6_tbl8 = 256$/&\nfib_lookup = $1/" "$D/lanefwd.conf"
+}
+forced avx512 > "$D/forced_avx512.conf"
+grep -q "^fib_lookup = avx512" "$D/forced_avx512.conf" || die "forced_avx512.conf lacks fib_lookup"
+rc=0
+timeout 60 "$LANEFWD" -c "$D/forced_avx512.conf" > "$D/forced_avx512.log" 2>&1 || rc=$?
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || die "fib_lookup = avx512 at a forced 256-bit width: exit $rc"
+grep -qF "[routes] fib_lookup = avx512" "$D/forced_avx512.log" &&
+	grep -qF "forced to 256 bits" "$D/forced_avx512.log" ||
+	die "fib_lookup = avx512 at 256 bits: no error naming the key and width: $(tail -n 3 "$D/forced_avx512.log")"
+echo "ok: fib_lookup = avx512 at a forced 256-bit width: exit $rc, $(grep -oF "[routes] fib_lookup = avx512" "$D/forced_avx512.log" | head -n 1)"
+rm -rf "/var/run/dpdk/$LF_PREFIX"
+forced auto > "$D/forced_auto.conf"
+lf_start "$D/forced_auto.conf"
+fib=$(lf_tel /lanefwd/info | $PY -c 'import json, sys; i = json.load(sys.stdin)["/lanefwd/info"]; print(i["fib_lookup"], i["fib_lookup_mode"])')
+lf_stop
+[ "$fib" = "scalar auto" ] || die "fib_lookup = auto at a forced 256-bit width: /lanefwd/info says '$fib', expected 'scalar auto'"
+echo "ok: fib_lookup = auto at a forced 256-bit width runs the scalar lookup"
 echo "PASS: telemetry"
