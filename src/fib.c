@@ -30,12 +30,14 @@ static int
 fib_select_lookup(struct lf_fib *fib, enum lf_fib_lookup want, char *err, size_t errlen)
 {
 	const uint16_t width = rte_vect_get_max_simd_bitwidth();
-	bool raised = false;
+	bool raised = false, forced = false;
 	int r4 = -EINVAL, r6 = -EINVAL;
 
 	if (want != LF_FIB_LOOKUP_SCALAR) {
-		if (width < RTE_VECT_SIMD_512)
+		if (width < RTE_VECT_SIMD_512) {
 			raised = rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_512) == 0;
+			forced = !raised;
+		}
 		r4 = rte_fib_select_lookup(fib->v4, RTE_FIB_LOOKUP_DIR24_8_VECTOR_AVX512);
 		r6 = rte_fib6_select_lookup(fib->v6, RTE_FIB6_LOOKUP_TRIE_VECTOR_AVX512);
 		if (raised)
@@ -45,11 +47,16 @@ fib_select_lookup(struct lf_fib *fib, enum lf_fib_lookup want, char *err, size_t
 	if (fib->avx512)
 		return 0;
 	if (want == LF_FIB_LOOKUP_AVX512) {
-		snprintf(err, errlen,
-			 "[routes] fib_lookup = avx512: rte_fib offers no AVX-512 lookup here "
-			 "(the CPU lacks AVX512F, DPDK was built without it, or EAL's SIMD width "
-			 "is forced to %u bits); use auto or scalar",
-			 width);
+		if (forced)
+			snprintf(err, errlen,
+				 "[routes] fib_lookup = avx512: EAL's max SIMD width is forced to %u "
+				 "bits (--force-max-simd-bitwidth); use auto or scalar, or allow 512",
+				 width);
+		else
+			snprintf(err, errlen,
+				 "[routes] fib_lookup = avx512: rte_fib offers no AVX-512 lookup here "
+				 "(the CPU lacks AVX-512F or DPDK was built without it); use auto or "
+				 "scalar");
 		return -ENOTSUP;
 	}
 	/* Both families alike, so that the figures compare like with like. */
