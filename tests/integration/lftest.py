@@ -95,6 +95,16 @@ def load_config(path):
     return cfg
 
 
+def expected_fib_lookup(mode):
+    """The [routes] fib_lookup that lanefwd should report in use for MODE:
+    avx512 when asked for, or for auto where the CPU has AVX-512F (the
+    kernel's flags; Debian's DPDK is built with the AVX-512 lookups)."""
+    with open("/proc/cpuinfo") as f:
+        m = re.search(r"^flags\s*:(.*)$", f.read(), re.M)
+    avx512f = m is not None and "avx512f" in m[1].split()
+    return "avx512" if mode == "avx512" or (mode == "auto" and avx512f) else "scalar"
+
+
 def read_routes(path):
     routes = []
     with open(path) as f:

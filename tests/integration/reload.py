@@ -19,6 +19,9 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lftest  # noqa: E402
+
 NS2_ADDR = "10.10.2.2"
 PORTS = (9000, 9001)
 SRC_PORT_BASE = 40000
@@ -278,16 +281,13 @@ def run(a):
                                "--dst", NS2_ADDR, "--port", "9000", "--count", "3000",
                                "--pps", "1000"])
     # The reloads alternate [routes] fib_lookup: each new generation's FIB
-    # takes the lookup its configuration names (auto: AVX-512 where the CPU
-    # has AVX-512F, which the kernel reports).
-    with open("/proc/cpuinfo") as f:
-        avx512f = "avx512f" in f.read().split()
+    # takes the lookup its configuration names.
     for g in range(7, 12):
         time.sleep(0.4)
         fib = "scalar" if g % 2 else "auto"
         write_conf(a.dir, a.prefix, ifs["p0"], ifs["p1"], fib=fib)
         lf.reload(True, g, f"8 reload under traffic ({g}, fib_lookup = {fib})")
-        want = "avx512" if fib == "auto" and avx512f else "scalar"
+        want = lftest.expected_fib_lookup(fib)
         got = lf.info()
         need((got["fib_lookup"], got["fib_lookup_mode"]) == (want, fib),
              f"8: generation {g} with fib_lookup = {fib}: /lanefwd/info fib_lookup "

@@ -184,19 +184,15 @@ def check_all(d):
     # frame into its mbuf, so its queues get no packet data prefetch.
     pf_auto = cfg["pipeline"]["prefetch_distance"] == "auto"
     pf = burst // 2 if pf_auto else int(cfg["pipeline"]["prefetch_distance"])
-    # fib_lookup = auto takes rte_fib's AVX-512 lookups where the CPU has
-    # AVX-512F (Debian's DPDK is built with them); the kernel says whether.
-    with open("/proc/cpuinfo") as f:
-        avx512f = "avx512f" in re.search(r"^flags\s*:(.*)$", f.read(), re.M)[1].split()
     fib = cfg["fib_lookup"]
-    wanted_fib = "avx512" if fib == "avx512" or (fib == "auto" and avx512f) else "scalar"
     wanted = {"version": version, "config": os.path.realpath(os.path.join(d, "lanefwd.conf")),
               "workers": 1, "ports": 2, "burst": burst, "prefetch_distance": pf,
               "prefetch_mode": "auto" if pf_auto else "fixed",
               "tx_drain_us": int(cfg["pipeline"]["tx_drain_us"]),
               "ipv4_routes": len(cfg["routes4"]), "ipv6_routes": len(cfg["routes6"]),
               "nexthops": len(cfg["nexthops"]), "acl_rules": 0, "acl6_rules": 0,
-              "acl_default": "none", "fib_lookup": wanted_fib, "fib_lookup_mode": fib}
+              "acl_default": "none", "fib_lookup": lftest.expected_fib_lookup(fib),
+              "fib_lookup_mode": fib}
     got = {k: info.get(k) for k in wanted}
     check(got == wanted, f"/lanefwd/info {got}, expected {wanted}")
     elapsed = times["info"] - times["start"]
