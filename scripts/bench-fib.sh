@@ -30,16 +30,7 @@ cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
 quick=0
 routes=${ROUTES:-$FULL_ROUTES_DEFAULT}
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--quick) quick=1 ;;
-	--routes) routes=$2; shift ;;
-	--routes=*) routes=${1#--routes=} ;;
-	-h | --help) sed -n '2,27p' "$0"; exit 0 ;;
-	*) echo "bench-fib.sh: unknown argument $1" >&2; exit 2 ;;
-	esac
-	shift
-done
+bench_args bench-fib.sh 1 "$@"
 bench_need_root bench-fib.sh "hugepages"
 LCORE=${LCORE:-$(bench_last_cpu)}
 ROUNDS=${ROUNDS:-5}

@@ -56,3 +56,36 @@ bench_build() {
 	fi
 	ninja -C build "$@"
 }
+
+# bench_args NAME ROUTES ARGS...: the options of the pipebench benchmarks.
+# --quick sets quick=1; -h/--help prints the script's header comment (after
+# the SPDX line) and exits; with ROUTES=1, --routes FILE (or --routes=FILE)
+# sets routes. Anything else exits 2.
+bench_args() {
+	local name=$1 with_routes=$2
+	shift 2
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--quick) quick=1 ;;
+		-h | --help) awk 'NR > 2 && !/^#/ { exit } NR > 2' "$0"; exit 0 ;;
+		--routes | --routes=*)
+			if [ "$with_routes" -ne 1 ]; then
+				echo "$name: unknown argument $1" >&2
+				exit 2
+			fi
+			if [ "$1" = --routes ]; then
+				if [ $# -lt 2 ]; then
+					echo "$name: --routes needs a file" >&2
+					exit 2
+				fi
+				routes=$2
+				shift
+			else
+				routes=${1#--routes=}
+			fi
+			;;
+		*) echo "$name: unknown argument $1" >&2; exit 2 ;;
+		esac
+		shift
+	done
+}

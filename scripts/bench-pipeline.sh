@@ -35,16 +35,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 quick=0
 routes=${ROUTES:-$FULL_ROUTES_DEFAULT}
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--quick) quick=1 ;;
-	--routes) routes=$2; shift ;;
-	--routes=*) routes=${1#--routes=} ;;
-	-h | --help) sed -n '2,33p' "$0"; exit 0 ;;
-	*) echo "bench-pipeline.sh: unknown argument $1" >&2; exit 2 ;;
-	esac
-	shift
-done
+bench_args bench-pipeline.sh 1 "$@"
 if [ ! -r "$routes" ]; then
 	cat >&2 <<EOF
 bench-pipeline.sh: no IPv4 route file at $routes.

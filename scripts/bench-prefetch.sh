@@ -27,14 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
 quick=0
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--quick) quick=1 ;;
-	-h | --help) sed -n '2,25p' "$0"; exit 0 ;;
-	*) echo "bench-prefetch.sh: unknown argument $1" >&2; exit 2 ;;
-	esac
-	shift
-done
+bench_args bench-prefetch.sh 0 "$@"
 bench_need_root bench-prefetch.sh "hugepages"
 LCORE=${LCORE:-$(bench_last_cpu)}
 ROUNDS=${ROUNDS:-5}
