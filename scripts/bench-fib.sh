@@ -104,13 +104,9 @@ for r in $(seq 1 "$ROUNDS"); do
 		[ "$d" = cold ] && cold=(--cold-data)
 		echo "== round $r/$ROUNDS: $t table, $l lookup, $d data, $(($(date +%s) - start)) s so far" |
 			tee -a "$out/run.txt"
-		if ! flock "$LOCK" build/lanefwd-pipebench "${eal[@]}" --file-prefix "fib_$$_$k" -- \
-			-c "$work/$t-$l.conf" "${args[@]}" --label "$t-$l-$d" "${cold[@]}" \
-			--csv "$csv" 2>&1 | tee -a "$out/run.txt"; then
-			echo "bench-fib.sh: $t $l $d round $r failed" >&2
-			fail=1
-		fi
-		[ -f "$csv" ] && csv_tag_round "$csv" "$r"
+		bench_pipebench "$out" "$csv" "$r" "$t $l $d round $r" "${eal[@]}" \
+			--file-prefix "fib_$$_$k" -- -c "$work/$t-$l.conf" "${args[@]}" \
+			--label "$t-$l-$d" "${cold[@]}"
 	done
 done
 echo "== $(($(date +%s) - start)) s in all" | tee -a "$out/run.txt"

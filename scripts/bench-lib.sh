@@ -89,3 +89,19 @@ bench_args() {
 		shift
 	done
 }
+
+# bench_pipebench OUT CSV ROUND WHAT PIPEBENCH_ARGS...: one lanefwd-pipebench
+# process under the benchmark lock ($LOCK), its output appended to
+# OUT/run.txt and its CSV (--csv CSV) tagged with ROUND. If it fails, says
+# that WHAT failed and sets fail=1; the caller goes on with the next run.
+bench_pipebench() {
+	local out=$1 csv=$2 round=$3 what=$4
+	shift 4
+	if ! flock "$LOCK" build/lanefwd-pipebench "$@" --csv "$csv" 2>&1 | tee -a "$out/run.txt"; then
+		echo "$(basename "$0"): $what failed" >&2
+		fail=1
+	fi
+	if [ -f "$csv" ]; then
+		csv_tag_round "$csv" "$round"
+	fi
+}

@@ -160,13 +160,9 @@ for r in $(seq 1 "$ROUNDS"); do
 		read -r label flows cf <<< "${runs[$(((k + (r - 1) * 3) % n))]}"
 		csv=$work/csv/$cf.r$r.csv
 		echo "== round $r/$ROUNDS: $cf ($label, $flows flows), $(($(date +%s) - start)) s so far" | tee -a "$out/run.txt"
-		if ! flock "$LOCK" build/lanefwd-pipebench "${eal[@]}" --file-prefix "pipebench_$$_$k" -- \
-			-c "$work/$cf.conf" --flows "$flows" --label "$label" "${args[@]}" --csv "$csv" \
-			2>&1 | tee -a "$out/run.txt"; then
-			echo "bench-pipeline.sh: $cf round $r failed" >&2
-			fail=1
-		fi
-		[ -f "$csv" ] && csv_tag_round "$csv" "$r"
+		bench_pipebench "$out" "$csv" "$r" "$cf round $r" "${eal[@]}" \
+			--file-prefix "pipebench_$$_$k" -- -c "$work/$cf.conf" --flows "$flows" \
+			--label "$label" "${args[@]}"
 	done
 done
 echo "== $(($(date +%s) - start)) s in all" | tee -a "$out/run.txt"
