@@ -169,8 +169,14 @@ worker_main(void *arg)
 		}
 		now = rte_rdtsc();
 		/* What this iteration sent has left: its residence ends now. */
-		if (w->lat_pend_n != 0)
+		if (w->lat_pend_n == 1) {
+			/* One run sent (the common case): recorded here, no call. */
+			lf_hist_record_n(w->lat[w->lat_cur], now - w->lat_pend[0].rx_tsc,
+					 w->lat_pend[0].n);
+			w->lat_pend_n = 0;
+		} else if (w->lat_pend_n != 0) {
 			worker_lat_record(w, now);
+		}
 		poll_tsc = now;
 		LF_STAT_ADD(s->polls, w->n_rxq);
 		/* Between bursts: hand the latency buffer over if asked. */
