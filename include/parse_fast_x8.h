@@ -21,6 +21,7 @@
 #include <rte_byteorder.h>
 #include <rte_mbuf.h>
 
+#include "cksum.h"
 #include "parse_fast.h"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
@@ -49,10 +50,15 @@ lf_x8_load2(const void *lo, const void *hi)
  * @param data Set to the eight packets' data addresses (rte_pktmbuf_mtod).
  * @param sw   Set to the mask of accepted packets whose checksum was
  *             checked in software (lf_parse_ipv4_plain() returned 2).
+ * @param ttlw NULL, or set to the eight packets' TTL/protocol/checksum
+ *             words (IPv4 header bytes 8..11, loaded little endian) as
+ *             lf_ipv4_ttl_cksum_dec_le() makes them: what the rewrite stores
+ *             for TTL - 1. Only the lanes of accepted packets are meaningful.
  * @return the mask of accepted packets (bit i: pkts[i]).
  */
 static inline __mmask8
-lf_parse_ipv4_plain_x8(struct rte_mbuf *const *pkts, uint32_t *dst, uint8_t **data, __mmask8 *sw)
+lf_parse_ipv4_plain_x8(struct rte_mbuf *const *pkts, uint32_t *dst, uint8_t **data, __mmask8 *sw,
+		       uint32_t *ttlw)
 {
 	/* Per 128-bit lane: bytes 7, 6 (total length) and 15, 14 to byte 0, 1. */
 	const __m512i tot_shuf = _mm512_broadcast_i32x4(
@@ -108,6 +114,12 @@ lf_parse_ipv4_plain_x8(struct rte_mbuf *const *pkts, uint32_t *dst, uint8_t **da
 			r = lf_parse_ipv4_plain(pkts[j], &proto, &need, &dst[j]);
 			ok |= (__mmask8)((r != 0) << j);
 			sw_mask |= (__mmask8)((r == 2) << j);
+			if (ttlw != NULL && r != 0) {
+				uint32_t t;
+
+				memcpy(&t, data[j] + RTE_ETHER_HDR_LEN + 8, sizeof(t));
+				ttlw[j] = lf_ipv4_ttl_cksum_dec_le(t);
+			}
 		}
 		*sw = sw_mask;
 		return ok;
@@ -179,6 +191,26 @@ lf_parse_ipv4_plain_x8(struct rte_mbuf *const *pkts, uint32_t *dst, uint8_t **da
 								 6, 5, 4, 11, 10, 9, 8, 15, 14, 13,
 								 12)));
 	*sw = ok & ~good;
+	/*
+	 * TTL - 1 with the checksum update is one add to the word (q1's high
+	 * half); lf_ipv4_ttl_cksum_dec_le() itself for the two checksums the
+	 * add gets wrong.
+	 */
+	if (ttlw != NULL) {
+		const __m512i t = _mm512_srli_epi64(q1, 32);
+		__mmask8 slow = _mm512_cmpge_epu64_mask(t, _mm512_set1_epi64(0xfffe0000));
+
+		_mm256_storeu_si256((__m256i *)ttlw,
+				    _mm512_cvtepi64_epi32(_mm512_add_epi64(t, m16)));
+		while (unlikely(slow != 0)) {
+			uint32_t v;
+
+			j = __builtin_ctz(slow);
+			slow &= slow - 1;
+			memcpy(&v, data[j] + RTE_ETHER_HDR_LEN + 8, sizeof(v));
+			ttlw[j] = lf_ipv4_ttl_cksum_dec_le(v);
+		}
+	}
 	return ok;
 }
 

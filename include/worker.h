@@ -212,6 +212,8 @@ struct worker {
 	struct lf_meta meta[LF_BURST_MAX];
 	uint32_t ip4[LF_BURST_MAX];
 	uint8_t *data[LF_BURST_MAX]; /* fastpath_burst: each packet's mtod. */
+	/* fastpath_burst: each packet's TTL/protocol/checksum word, decremented. */
+	uint32_t ttlw[LF_BURST_MAX];
 	uint8_t ip6[LF_BURST_MAX][16];
 	uint64_t nh4[LF_BURST_MAX];
 	uint64_t nh6[LF_BURST_MAX];

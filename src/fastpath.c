@@ -11,6 +11,9 @@
  * 56 (bench.py --quick), and the spill-free pass 2, one TSC read per loop
  * iteration and straight group prefetches to about 52.6, and a pass 2
  * that compacts only from its first drop on to about 52 (docs/benchmarks.md).
+ * Taking each packet's new TTL/checksum word from the eight-packet check,
+ * rather than updating it in place in pass 2, saved 0.26 more (median of 24
+ * pairs, 18 faster, with the residence record inlined in worker_main).
  */
 #include <rte_fib.h>
 #include <rte_prefetch.h>
@@ -52,7 +55,7 @@ fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	uint64_t nh_count;
 	unsigned int out_or = 0, out_and = UINT16_MAX;
 	uint64_t sw = 0;
-	uint16_t i, k;
+	uint16_t i, k, n8 = 0;
 
 	/*
 	 * The fused path has no ACL or flow stage: never bypass an IPv4 ACL or
@@ -79,12 +82,13 @@ fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 			__mmask8 swm;
 
 			lf_prefetch_group(pkts, i + ahead, ahead != 0 ? n : 0);
-			if (unlikely(lf_parse_ipv4_plain_x8(&pkts[i], &w->ip4[i], &w->data[i],
-							    &swm) != 0xff))
+			if (unlikely(lf_parse_ipv4_plain_x8(&pkts[i], &w->ip4[i], &w->data[i], &swm,
+							    &w->ttlw[i]) != 0xff))
 				return false;
 			sw += __builtin_popcount(swm);
 		}
 	}
+	n8 = i;
 #endif
 	for (k = i; k < i + dist && k < n; k++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[k], void *));
@@ -114,7 +118,21 @@ fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	 */
 	table = w->nh_table;
 	nh_count = w->nh_count;
-	for (i = 0; i < n; i++) {
+	/* The packets the groups checked: their TTL/checksum word is ready. */
+	for (i = 0; i < n8; i++) {
+		const uint64_t nh = w->nh4[i];
+		unsigned int out;
+
+		if (unlikely(nh >= nh_count || (out = table[nh].out) == LF_NH_INVALID))
+			break;
+		memcpy(w->data[i] + RTE_ETHER_HDR_LEN + 8, &w->ttlw[i], sizeof(uint32_t));
+		memcpy(w->data[i], &table[nh].dst, 2 * RTE_ETHER_ADDR_LEN);
+		out_or |= out;
+		out_and &= out;
+	}
+	if (i < n8)
+		goto compact;
+	for (; i < n; i++) {
 		const uint64_t nh = w->nh4[i];
 		unsigned int out;
 
@@ -126,6 +144,7 @@ fastpath_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 		out_and &= out;
 	}
 	/* From the first drop on, the packets kept move down over the dropped. */
+compact:
 	for (k = i; i < n; i++) {
 		const uint64_t nh = w->nh4[i];
 		unsigned int out;
@@ -185,8 +204,8 @@ fastpath_flow_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 			uint16_t j;
 
 			lf_prefetch_group(pkts, i + ahead, ahead != 0 ? n : 0);
-			if (unlikely(lf_parse_ipv4_plain_x8(&pkts[i], &w->ip4[i], &w->data[i],
-							    &swm) != 0xff))
+			if (unlikely(lf_parse_ipv4_plain_x8(&pkts[i], &w->ip4[i], &w->data[i], &swm,
+							    NULL) != 0xff))
 				return false;
 			n_sw += __builtin_popcount(swm);
 			for (j = i; j < i + 8; j++) {

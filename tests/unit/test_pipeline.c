@@ -145,6 +145,9 @@ static uint64_t rng_state;
 /* Make untagged IPv4 without options only, and which entry point to run. */
 static int plain_only;
 static int staged_only;
+/* Good IPv4 packets carry header checksum 0xffff or 0xfeff (counted here). */
+static int cksum_edges;
+static unsigned int cksum_edges_made;
 
 static uint64_t
 rnd(void)
@@ -222,6 +225,27 @@ fix_ipv4(struct pkt *p)
 	ip4(p)->total_length = rte_cpu_to_be_16(p->len - p->l3);
 	ip4(p)->hdr_checksum = 0;
 	ip4(p)->hdr_checksum = rte_ipv4_cksum(ip4(p));
+}
+
+/*
+ * Give the IPv4 header the checksum value hc, the header still verifying,
+ * by choosing its identification (as test_cksum does).
+ */
+static void
+set_ipv4_cksum(struct pkt *p, uint16_t hc)
+{
+	const uint8_t *h = p->b + p->l3;
+	uint32_t sum = hc;
+	unsigned int i;
+
+	ip4(p)->packet_id = 0;
+	ip4(p)->hdr_checksum = 0;
+	for (i = 0; i < (h[0] & 0xfu) * 4; i += 2)
+		sum += (uint32_t)h[i] << 8 | h[i + 1];
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	ip4(p)->packet_id = rte_cpu_to_be_16((uint16_t)~sum);
+	ip4(p)->hdr_checksum = rte_cpu_to_be_16(hc);
 }
 
 /* IPv4 header with IHL words and protocol PROTO; the caller adds L4 bytes. */
@@ -529,6 +553,10 @@ make_packet(struct run *r, enum kind k)
 		put_bytes(&p, 20 + rnd() % 40);
 		put_seq(&p, seq);
 		fix_ipv4(&p);
+		if (cksum_edges && rnd() % 2) {
+			set_ipv4_cksum(&p, cksum_edges_made++ % 2 ? 0xffff : 0xfeff);
+			assert_int_equal(rte_raw_cksum(p.b + p.l3, ihl * 4), 0xffff);
+		}
 		/* Sometimes Ethernet padding after the IP packet. */
 		if (rnd() % 4 == 0) {
 			put_bytes(&p, 1 + rnd() % 20);
@@ -1375,6 +1403,50 @@ test_fastpath_matches_staged(void **state)
 }
 
 /*
+ * The two header checksums that the one-add TTL update gets wrong, 0xffff
+ * and 0xfeff (lf_ipv4_ttl_cksum_dec_le), in plain bursts of 32, 13, 8 and
+ * 7: the fused path takes every burst, the eight-packet groups computing the
+ * new TTL/checksum word and the tail updating in place, and every header
+ * comes out as a full recompute gives it (check_output).
+ */
+static void
+test_fastpath_cksum_edges(void **state)
+{
+	static const uint16_t sizes[] = { 32, 13, 8, 7 };
+	struct run *r = calloc(1, sizeof(*r));
+	struct rte_mbuf *pkts[32];
+	struct worker *w;
+	unsigned int b, i;
+
+	(void)state;
+	assert_non_null(r);
+	plain_only = 1;
+	cksum_edges = 1;
+	cksum_edges_made = 0;
+	rng_state = 0x5eed0300;
+	w = worker_new(32, 0);
+	for (b = 0; b < 6 * RTE_DIM(sizes); b++) {
+		const uint16_t n = sizes[b % RTE_DIM(sizes)];
+
+		for (i = 0; i < n; i++)
+			pkts[i] = make_packet(r, K_GOOD4);
+		assert_true(fastpath_burst(w, pkts, n));
+		assert_int_equal(w->n_dropped, 0);
+	}
+	worker_flush_tx(w);
+	assert_int_equal(w->stats.tx_pkts, r->good);
+	assert_int_equal(r->good, r->n);
+	print_message("cksum edges: %u of %u packets with 0xffff or 0xfeff\n", cksum_edges_made,
+		      r->n);
+	assert_true(cksum_edges_made > r->n / 3);
+	check_output(r);
+	cksum_edges = 0;
+	plain_only = 0;
+	rte_free(w);
+	free(r);
+}
+
+/*
  * The ACL stage in the pipeline: mixed bursts of 0, 1, 3, 4, 5, 31, 32, 33
  * and 67 packets (split at 32, and whole with burst 256), then all-good
  * bursts. Denied IPv4 and IPv6 packets are counted as acl_deny and freed (no
@@ -1616,6 +1688,7 @@ main(void)
 		T(test_prefetch_distance),
 		T(test_tx_full),
 		T(test_fastpath_matches_staged),
+		T(test_fastpath_cksum_edges),
 		T(test_acl_stage),
 		T(test_flow_cache),
 	};
