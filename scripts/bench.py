@@ -33,6 +33,7 @@ import datetime
 import glob
 import json
 import os
+import random
 import re
 import select
 import shlex
@@ -208,6 +209,17 @@ def busiest(before, after, window):
         if share > best[1]:
             best = (tid, share, (wait - before[tid][1]) / 1e9 / window, cpu)
     return best
+
+
+def median_interval(xs, draws=10000, level=0.95):
+    """Percentile bootstrap interval of the median of xs (fixed seed: the
+    same figures give the same interval), or None for fewer than 5."""
+    if len(xs) < 5:
+        return None
+    rng = random.Random(1)
+    meds = sorted(statistics.median(rng.choices(xs, k=len(xs))) for _ in range(draws))
+    tail = int(draws * (1 - level) / 2)
+    return meds[tail], meds[draws - 1 - tail]
 
 
 def set_affinity_all():
@@ -689,10 +701,17 @@ mac = 02:00:00:00:00:01
         p = self.paired()
         if not p:
             return None
-        return ("lanefwd / l3fwd per repetition (run back to back): %s; %d of %d at or "
+        line = ("lanefwd / l3fwd per repetition (run back to back): %s; %d of %d at or "
                 "above 1.0, median %.3fx." % (" ".join("%.3f" % x for x in p),
                                               sum(x >= 1.0 for x in p), len(p),
                                               statistics.median(p)))
+        ci = median_interval(p)
+        if ci is None:
+            return line
+        lo, hi = ci
+        return line + (" 95%% bootstrap interval of that median: %.3f-%.3f, %s." % (
+            lo, hi, "lanefwd ahead" if lo > 1.0 else "l3fwd ahead" if hi < 1.0 else
+            "it includes 1.0: the two are level within this harness's noise"))
 
     def verdict(self, markdown):
         b = (lambda t: "**%s**" % t) if markdown else (lambda t: t)
