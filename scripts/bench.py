@@ -846,7 +846,10 @@ mac = 02:00:00:00:00:01
         if self.paired_line():
             L.append(self.paired_line() + " The two programs' Mpps move by a few per cent "
                      "from run to run on this shared machine; the spread of these ratios "
-                     "is how far one comparison can be trusted.\n")
+                     "is how far one comparison can be trusted. The interval covers the "
+                     "repetitions of this run only: whole runs of this script have "
+                     "differed by more than it (a machine-wide shift that moves every "
+                     "repetition of a run).\n")
         L.append("* Mpps: packets transmitted on the null port per second, median of %d "
                  "repetitions of a %g s window after %g s of warm-up; programs interleaved." %
                  (a.reps, a.window, a.warmup))
