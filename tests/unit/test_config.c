@@ -75,6 +75,22 @@ write_file(const char *dir, const char *name, const char *text)
 	return path;
 }
 
+/*
+ * Write TEXT to DIR/NAME and load it into cfg; a rejection fails the test
+ * with what config_load said, WHAT naming the input. Returns the path.
+ */
+static char *
+load_valid(struct lf_config *cfg, const char *dir, const char *name, const char *text,
+	   const char *what)
+{
+	char err[LF_ERR_LEN];
+	char *path = write_file(dir, name, text);
+
+	if (config_load(path, cfg, err, sizeof(err)) != 0)
+		fail_msg("%s rejected: %s", what, err);
+	return path;
+}
+
 static int
 group_setup(void **state)
 {
@@ -536,19 +552,16 @@ test_prefetch_auto(void **state)
 		{ "net_null", "net_null0", false },
 		{ "net_ring", "net_ring0", false },
 	};
-	char err[LF_ERR_LEN], text[256];
+	char text[256];
 	unsigned int i, j;
 
 	(void)state;
 	for (i = 0; i < RTE_DIM(cases); i++) {
 		struct lf_config *cfg = calloc(1, sizeof(*cfg));
-		char *path;
 
 		assert_non_null(cfg);
 		snprintf(text, sizeof(text), "[pipeline]\n%s" TAIL, cases[i].pipeline);
-		path = write_file("", "prefetch.ini", text);
-		if (config_load(path, cfg, err, sizeof(err)) != 0)
-			fail_msg("case %u rejected: %s", i, err);
+		load_valid(cfg, "", "prefetch.ini", text, text);
 		if (cfg->pipeline.prefetch_auto != cases[i].is_auto ||
 		    cfg->pipeline.prefetch_distance != cases[i].distance)
 			fail_msg("case %u: auto %d distance %u, expected %d %u", i,
@@ -583,20 +596,17 @@ test_fib_lookup_key(void **state)
 		{ "fib_lookup = scalar\n", LF_FIB_LOOKUP_SCALAR, "fib_lookup = scalar\n" },
 		{ "fib_lookup = avx512\n", LF_FIB_LOOKUP_AVX512, "fib_lookup = avx512\n" },
 	};
-	char err[LF_ERR_LEN], text[256], dump[4096];
+	char text[256], dump[4096];
 	unsigned int i;
 
 	(void)state;
 	for (i = 0; i < RTE_DIM(cases); i++) {
 		struct lf_config *cfg = calloc(1, sizeof(*cfg));
-		char *path;
 		FILE *f;
 
 		assert_non_null(cfg);
 		snprintf(text, sizeof(text), "[routes]\n%s" TAIL, cases[i].routes);
-		path = write_file("", "fib_lookup.ini", text);
-		if (config_load(path, cfg, err, sizeof(err)) != 0)
-			fail_msg("case %u rejected: %s", i, err);
+		load_valid(cfg, "", "fib_lookup.ini", text, text);
 		assert_int_equal(cfg->routes.lookup, cases[i].lookup);
 		/* --check-config shows it under [routes]. */
 		f = fmemopen(dump, sizeof(dump), "w");
@@ -613,16 +623,13 @@ static void
 test_minimal_defaults(void **state)
 {
 	struct lf_config *cfg = calloc(1, sizeof(*cfg));
-	char err[LF_ERR_LEN];
 	char real[PATH_MAX];
 	const struct lf_port_conf *p;
 	char *path;
 
 	(void)state;
 	assert_non_null(cfg);
-	path = write_file("", "minimal.ini", TAIL);
-	if (config_load(path, cfg, err, sizeof(err)) != 0)
-		fail_msg("valid file rejected: %s", err);
+	path = load_valid(cfg, "", "minimal.ini", TAIL, "valid file");
 	assert_non_null(realpath(path, real));
 	assert_string_equal(cfg->path, real);
 
@@ -832,17 +839,14 @@ static void
 test_full_file(void **state)
 {
 	struct lf_config *cfg = calloc(1, sizeof(*cfg));
-	char err[LF_ERR_LEN];
 	char want[PATH_MAX];
-	char *path, *r4, *r6;
+	char *r4, *r6;
 
 	(void)state;
 	assert_non_null(cfg);
 	r4 = write_file("full", "r4.txt", "10.0.0.0/8 7\n");
 	r6 = write_file("full", "r6.txt", "2001:db8::/32 0\n");
-	path = write_file("full", "lanefwd.ini", full_text);
-	if (config_load(path, cfg, err, sizeof(err)) != 0)
-		fail_msg("valid file rejected: %s", err);
+	load_valid(cfg, "full", "lanefwd.ini", full_text, "valid file");
 	check_full(cfg, r4, r6);
 	/* The config path is absolute, so is the resolved relative route path. */
 	snprintf(want, sizeof(want), "%s/full/r4.txt", tmp_dir);
@@ -900,16 +904,15 @@ test_acl_ipv6_only(void **state)
 	struct lf_config *cfg = calloc(1, sizeof(*cfg));
 	struct lf_config *back = calloc(1, sizeof(*back));
 	char err[LF_ERR_LEN], got[PATH_MAX], want[PATH_MAX], dump_path[PATH_MAX];
-	char *rules, *path;
+	char *rules;
 	FILE *f;
 
 	(void)state;
 	assert_non_null(cfg);
 	assert_non_null(back);
 	rules = write_file("acl6", "v6.rules", "@::/0\t::/0\t0 : 65535\t0 : 65535\t0x00/0x00\n");
-	path = write_file("acl6", "acl6.ini", "[acl]\nipv6 = v6.rules\ndefault = deny\n" TAIL);
-	if (config_load(path, cfg, err, sizeof(err)) != 0)
-		fail_msg("valid file rejected: %s", err);
+	load_valid(cfg, "acl6", "acl6.ini", "[acl]\nipv6 = v6.rules\ndefault = deny\n" TAIL,
+		   "valid file");
 	assert_string_equal(cfg->acl.ipv4, "");
 	assert_non_null(realpath(cfg->acl.ipv6, got));
 	assert_non_null(realpath(rules, want));
@@ -936,18 +939,15 @@ static void
 test_rx_queues_from_workers(void **state)
 {
 	struct lf_config *cfg = calloc(1, sizeof(*cfg));
-	char err[LF_ERR_LEN];
-	char *path;
 
 	(void)state;
 	assert_non_null(cfg);
-	path = write_file("", "rxq.ini",
-			  "[port a]\nvdev = net_null0\n"
-			  "[port b]\nvdev = net_null1\n"
-			  "[worker 2]\nrx = a:2, a:0 b:0\n"
-			  "[worker 5]\nrx = a:1\n");
-	if (config_load(path, cfg, err, sizeof(err)) != 0)
-		fail_msg("valid file rejected: %s", err);
+	load_valid(cfg, "", "rxq.ini",
+		   "[port a]\nvdev = net_null0\n"
+		   "[port b]\nvdev = net_null1\n"
+		   "[worker 2]\nrx = a:2, a:0 b:0\n"
+		   "[worker 5]\nrx = a:1\n",
+		   "valid file");
 	assert_int_equal(cfg->ports[0].rx_queues, 3);
 	assert_int_equal(cfg->ports[1].rx_queues, 1);
 	assert_int_equal(cfg->ports[0].tx_queues, 2);
@@ -966,16 +966,13 @@ static void
 test_tx_only_port(void **state)
 {
 	struct lf_config *cfg = calloc(1, sizeof(*cfg));
-	char err[LF_ERR_LEN];
-	char *path;
 
 	(void)state;
 	assert_non_null(cfg);
-	path = write_file("", "txonly.ini",
-			  TAIL "[port out]\nvdev = net_null1\n"
-			       "[nexthop 3]\nport = out\nmac = 02:00:00:00:00:03\n");
-	if (config_load(path, cfg, err, sizeof(err)) != 0)
-		fail_msg("valid file rejected: %s", err);
+	load_valid(cfg, "", "txonly.ini",
+		   TAIL "[port out]\nvdev = net_null1\n"
+			"[nexthop 3]\nport = out\nmac = 02:00:00:00:00:03\n",
+		   "valid file");
 	assert_int_equal(cfg->n_ports, 2);
 	assert_string_equal(cfg->ports[1].name, "out");
 	assert_int_equal(cfg->ports[1].rx_queues, 1);
@@ -994,19 +991,15 @@ test_bool_spellings(void **state)
 	static const char *const yes[] = { "yes", "YES", "true", "True", "on", "1" };
 	static const char *const no[] = { "no", "No", "false", "FALSE", "off", "0" };
 	struct lf_config *cfg = calloc(1, sizeof(*cfg));
-	char err[LF_ERR_LEN];
 	char text[512];
 	unsigned int i;
-	char *path;
 
 	(void)state;
 	assert_non_null(cfg);
 	for (i = 0; i < RTE_DIM(yes); i++) {
 		snprintf(text, sizeof(text), "[eal]\nhuge = %s\nin_memory = %s\n" TAIL, no[i],
 			 yes[i]);
-		path = write_file("", i % 2 ? "bool1.ini" : "bool0.ini", text);
-		if (config_load(path, cfg, err, sizeof(err)) != 0)
-			fail_msg("'%s'/'%s' rejected: %s", yes[i], no[i], err);
+		load_valid(cfg, "", i % 2 ? "bool1.ini" : "bool0.ini", text, text);
 		assert_false(cfg->eal.huge);
 		assert_true(cfg->eal.in_memory);
 		config_free(cfg);
@@ -1022,7 +1015,7 @@ test_dump_round_trip(void **state)
 	struct lf_config *back = calloc(1, sizeof(*back));
 	char err[LF_ERR_LEN];
 	char dump_path[PATH_MAX];
-	char *path, *r4, *r6;
+	char *r4, *r6;
 	FILE *f;
 	unsigned int i;
 
@@ -1031,9 +1024,7 @@ test_dump_round_trip(void **state)
 	assert_non_null(back);
 	r4 = write_file("dump", "r4.txt", "10.0.0.0/8 7\n");
 	r6 = write_file("dump", "r6.txt", "2001:db8::/32 0\n");
-	path = write_file("dump", "lanefwd.ini", full_text);
-	if (config_load(path, cfg, err, sizeof(err)) != 0)
-		fail_msg("valid file rejected: %s", err);
+	load_valid(cfg, "dump", "lanefwd.ini", full_text, "valid file");
 
 	snprintf(dump_path, sizeof(dump_path), "%s/dump/dumped.ini", tmp_dir);
 	f = fopen(dump_path, "w");
@@ -1083,18 +1074,14 @@ test_eal_args_vdev_only(void **state)
 		"--file-prefix", "lanefwd", "--vdev", "net_null0",    "--no-pci",
 	};
 	struct lf_config *cfg = calloc(1, sizeof(*cfg));
-	char err[LF_ERR_LEN];
 	char argv0[] = "prog";
 	char *argv[64];
 	char buf[1024];
-	char *path;
 	int argc, i;
 
 	(void)state;
 	assert_non_null(cfg);
-	path = write_file("", "eal_vdev.ini", TAIL);
-	if (config_load(path, cfg, err, sizeof(err)) != 0)
-		fail_msg("valid file rejected: %s", err);
+	load_valid(cfg, "", "eal_vdev.ini", TAIL, "valid file");
 	argc = config_eal_args(cfg, argv0, argv, RTE_DIM(argv), buf, sizeof(buf));
 	assert_int_equal(argc, RTE_DIM(want));
 	for (i = 0; i < argc; i++)
@@ -1110,20 +1097,16 @@ static void
 test_eal_args_full(void **state)
 {
 	struct lf_config *cfg = calloc(1, sizeof(*cfg));
-	char err[LF_ERR_LEN];
 	char argv0[] = "lanefwd";
 	char *argv[64];
 	char buf[1024];
-	char *path;
 	int argc, i;
 
 	(void)state;
 	assert_non_null(cfg);
 	write_file("eal", "r4.txt", "10.0.0.0/8 7\n");
 	write_file("eal", "r6.txt", "2001:db8::/32 0\n");
-	path = write_file("eal", "lanefwd.ini", full_text);
-	if (config_load(path, cfg, err, sizeof(err)) != 0)
-		fail_msg("valid file rejected: %s", err);
+	load_valid(cfg, "eal", "lanefwd.ini", full_text, "valid file");
 	argc = config_eal_args(cfg, argv0, argv, RTE_DIM(argv), buf, sizeof(buf));
 	assert_true(argc > 0);
 	assert_null(argv[argc]);
@@ -1174,25 +1157,22 @@ static void
 test_eal_args_one_per_port(void **state)
 {
 	struct lf_config *cfg = calloc(1, sizeof(*cfg));
-	char err[LF_ERR_LEN];
 	char argv0[] = "lanefwd";
 	char *argv[64];
 	char buf[1024];
 	int argc, i, n_a = 0, n_vdev = 0;
-	char *path;
 
 	(void)state;
 	assert_non_null(cfg);
-	path = write_file("", "eal_ports.ini",
-			  "[eal]\nmain_lcore = 4\nfile_prefix = fp\n"
-			  "[port a]\npci = 0000:00:1f.7\n"
-			  "[port b]\nvdev = net_null0\n"
-			  "[port c]\nvdev = net_ring0\n"
-			  "[port d]\npci = 0001:af:00.0\n"
-			  "[worker 6]\nrx = a:0 b:0\n"
-			  "[worker 5]\nrx = c:0 d:0\n");
-	if (config_load(path, cfg, err, sizeof(err)) != 0)
-		fail_msg("valid file rejected: %s", err);
+	load_valid(cfg, "", "eal_ports.ini",
+		   "[eal]\nmain_lcore = 4\nfile_prefix = fp\n"
+		   "[port a]\npci = 0000:00:1f.7\n"
+		   "[port b]\nvdev = net_null0\n"
+		   "[port c]\nvdev = net_ring0\n"
+		   "[port d]\npci = 0001:af:00.0\n"
+		   "[worker 6]\nrx = a:0 b:0\n"
+		   "[worker 5]\nrx = c:0 d:0\n",
+		   "valid file");
 	argc = config_eal_args(cfg, argv0, argv, RTE_DIM(argv), buf, sizeof(buf));
 	assert_true(argc > 0);
 	for (i = 0; i < argc - 1; i++) {
@@ -1228,18 +1208,14 @@ static void
 test_eal_args_no_space(void **state)
 {
 	struct lf_config *cfg = calloc(1, sizeof(*cfg));
-	char err[LF_ERR_LEN];
 	char argv0[] = "prog";
 	char *argv[64];
 	char buf[1024];
-	char *path;
 	int argc, full;
 
 	(void)state;
 	assert_non_null(cfg);
-	path = write_file("", "eal_nospace.ini", TAIL);
-	if (config_load(path, cfg, err, sizeof(err)) != 0)
-		fail_msg("valid file rejected: %s", err);
+	load_valid(cfg, "", "eal_nospace.ini", TAIL, "valid file");
 	full = config_eal_args(cfg, argv0, argv, RTE_DIM(argv), buf, sizeof(buf));
 	assert_int_equal(full, 10);
 	/* argv needs argc + 1 slots for the terminating NULL. */
