@@ -11,7 +11,7 @@
  * from the ids just before the lookup, as a worker builds them from its
  * packets; the cost of building them alone is measured too and reported
  * separately. One core (the EAL main lcore), TSC cycles, median of the
- * repetitions. scripts/bench-flow.sh runs it and writes docs/flow-scale.md.
+ * repetitions. bench/bench-flow.sh runs it and writes docs/flow-scale.md.
  *
  * usage: lanefwd-flowbench [EAL args] -- [--flows N,N,...] [--dist uniform,zipf]
  *        [--prefetch D,D,...] [--impl hotcold,fat,rtehash,floor] [--lookups N]

@@ -33,7 +33,7 @@
  * worked out separately (acl_classify, rte_fib_lookup_bulk, the next-hop
  * table), and with a flow table every sample packet must be a hit. A
  * failed check prints FAIL and exits with status 3, so a broken pipeline
- * cannot produce a number. scripts/bench-pipeline.sh runs the matrix behind
+ * cannot produce a number. bench/bench-pipeline.sh runs the matrix behind
  * docs/pipeline-scale.md.
  *
  * usage: lanefwd-pipebench [EAL args] -- -c CONFIG [--flows N] [--dist uniform,zipf]

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Report of scripts/bench-prefetch.sh: cycles/packet by burst, packet data
+"""Report of bench/bench-prefetch.sh: cycles/packet by burst, packet data
 (hot, cold) and prefetch distance, median round; printed, and written to
 docs/prefetch.md with --doc.
 

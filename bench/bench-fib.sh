@@ -18,16 +18,16 @@
 # takes the median round and writes docs/fib-lookup.md and docs/fib-lookup/
 # (results.csv, run.txt). About 2 minutes with the defaults.
 #
-#   sudo scripts/bench-fib.sh                  # the run behind docs/fib-lookup.md
-#   sudo scripts/bench-fib.sh --quick          # 1 round, hot data only, no docs
-#   sudo scripts/bench-fib.sh --routes FILE    # another IPv4 route file (next hops 0-15)
-#   ROUNDS=5 PACKETS=4M LCORE=1 sudo -E scripts/bench-fib.sh
+#   sudo bench/bench-fib.sh                  # the run behind docs/fib-lookup.md
+#   sudo bench/bench-fib.sh --quick          # 1 round, hot data only, no docs
+#   sudo bench/bench-fib.sh --routes FILE    # another IPv4 route file (next hops 0-15)
+#   ROUNDS=5 PACKETS=4M LCORE=1 sudo -E bench/bench-fib.sh
 #
 # Without the full table (../shared/data/routes/ipv4-full.txt, see
 # bench-pipeline.sh) it runs the cached table only, and says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/bench-lib.sh
+. bench/bench-lib.sh
 quick=0
 routes=${ROUTES:-$FULL_ROUTES_DEFAULT}
 bench_args bench-fib.sh 1 "$@"
@@ -62,7 +62,7 @@ conf() {
 	local r=$(pwd)/$work/routes-cached.txt
 	[ "$1" = full ] && r=$routes
 	{
-		echo "# Written by scripts/bench-fib.sh for lanefwd-pipebench."
+		echo "# Written by bench/bench-fib.sh for lanefwd-pipebench."
 		echo "[pipeline]"
 		echo "latency = no"
 		echo "[routes]"
@@ -113,6 +113,6 @@ echo "== $(($(date +%s) - start)) s in all" | tee -a "$out/run.txt"
 csv_merge "$work/csv" > "$out/results.csv"
 doc=()
 [ "$quick" -eq 0 ] && doc=(--doc docs/fib-lookup.md)
-/usr/bin/python3 scripts/fib_report.py --csv "$out/results.csv" "${doc[@]}" \
-	--cmd "scripts/bench-fib.sh (ROUNDS=$ROUNDS PACKETS=$PACKETS LCORE=$LCORE, routes $(basename "$routes")): $cmd"
+/usr/bin/python3 bench/fib_report.py --csv "$out/results.csv" "${doc[@]}" \
+	--cmd "bench/bench-fib.sh (ROUNDS=$ROUNDS PACKETS=$PACKETS LCORE=$LCORE, routes $(basename "$routes")): $cmd"
 exit "$fail"

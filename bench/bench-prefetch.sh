@@ -20,12 +20,12 @@
 # docs/prefetch.md and docs/prefetch/ (results.csv, run.txt). About a
 # minute with the defaults.
 #
-#   sudo scripts/bench-prefetch.sh            # the run behind docs/prefetch.md
-#   sudo scripts/bench-prefetch.sh --quick    # 1 round, burst 32, no docs
-#   ROUNDS=5 PACKETS=8M LCORE=1 sudo -E scripts/bench-prefetch.sh
+#   sudo bench/bench-prefetch.sh            # the run behind docs/prefetch.md
+#   sudo bench/bench-prefetch.sh --quick    # 1 round, burst 32, no docs
+#   ROUNDS=5 PACKETS=8M LCORE=1 sudo -E bench/bench-prefetch.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/bench-lib.sh
+. bench/bench-lib.sh
 quick=0
 bench_args bench-prefetch.sh 0 "$@"
 bench_need_root bench-prefetch.sh "hugepages"
@@ -49,7 +49,7 @@ mkdir -p "$work/csv"
 routes=$(pwd)/$work/routes.txt
 small_routes > "$routes"
 {
-	echo "# Written by scripts/bench-prefetch.sh for lanefwd-pipebench."
+	echo "# Written by bench/bench-prefetch.sh for lanefwd-pipebench."
 	echo "[pipeline]"
 	echo "latency = no"
 	echo "[routes]"
@@ -96,5 +96,5 @@ doc=()
 [ "$quick" -eq 0 ] && doc=(--doc docs/prefetch.md)
 ninja -C build lanefwd >/dev/null
 default=$(build/lanefwd -c "$work/fib.conf" --check-config | awk -F' = ' '$1 == "prefetch_distance" {print $2}')
-/usr/bin/python3 scripts/prefetch_report.py --csv "$out/results.csv" --default "$default" "${doc[@]}" \
-	--cmd "scripts/bench-prefetch.sh (ROUNDS=$ROUNDS PACKETS=$PACKETS BURSTS=$BURSTS PREFETCH=$PREFETCH LCORE=$LCORE): $cmd"
+/usr/bin/python3 bench/prefetch_report.py --csv "$out/results.csv" --default "$default" "${doc[@]}" \
+	--cmd "bench/bench-prefetch.sh (ROUNDS=$ROUNDS PACKETS=$PACKETS BURSTS=$BURSTS PREFETCH=$PREFETCH LCORE=$LCORE): $cmd"

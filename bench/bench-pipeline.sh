@@ -17,13 +17,13 @@
 # from round to round, each process under flock /tmp/lanefwd-bench.lock (one
 # benchmark at a time on the machine); the report takes the median round.
 # Writes docs/pipeline-scale/ (results.csv, run.txt, plots) and the
-# generated part of docs/pipeline-scale.md (scripts/pipeline_report.py),
+# generated part of docs/pipeline-scale.md (bench/pipeline_report.py),
 # and prints the headline ratios. About 7 minutes with the defaults.
 #
-#   sudo scripts/bench-pipeline.sh                  # the run behind docs/pipeline-scale.md
-#   sudo scripts/bench-pipeline.sh --quick          # 64K and 1M flows, 1 round, no docs
-#   sudo scripts/bench-pipeline.sh --routes FILE    # another IPv4 route file
-#   ROUNDS=5 PACKETS=4M LCORE=1 sudo -E scripts/bench-pipeline.sh
+#   sudo bench/bench-pipeline.sh                  # the run behind docs/pipeline-scale.md
+#   sudo bench/bench-pipeline.sh --quick          # 64K and 1M flows, 1 round, no docs
+#   sudo bench/bench-pipeline.sh --routes FILE    # another IPv4 route file
+#   ROUNDS=5 PACKETS=4M LCORE=1 sudo -E bench/bench-pipeline.sh
 #
 # The route file holds 'prefix/len nexthop' lines with next hops 0-15
 # (tests/data/README.md says how ipv4-full.txt is made from the iprbench
@@ -31,7 +31,7 @@
 # 16M-flow table at a time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/bench-lib.sh
+. bench/bench-lib.sh
 root=$(pwd)
 quick=0
 routes=${ROUTES:-$FULL_ROUTES_DEFAULT}
@@ -93,7 +93,7 @@ small_routes > "$small"
 conf() {
 	local f=$work/$1.conf
 	{
-		echo "# Written by scripts/bench-pipeline.sh for lanefwd-pipebench."
+		echo "# Written by bench/bench-pipeline.sh for lanefwd-pipebench."
 		echo "[pipeline]"
 		echo "burst = 32"
 		echo "prefetch_distance = 16"
@@ -169,10 +169,10 @@ echo "== $(($(date +%s) - start)) s in all" | tee -a "$out/run.txt"
 # One CSV, rows of every round.
 csv_merge "$work/csv" > "$out/results.csv"
 report=(--csv "$out/results.csv" --run "$out/run.txt" --full-flows "$(num "$FULL_FLOWS")"
-	--cmd "scripts/bench-pipeline.sh (ROUNDS=$ROUNDS PACKETS=$PACKETS FLOWS=$FLOWS PREFETCH=$PREFETCH LCORE=$LCORE, routes $(basename "$routes")): $cmd")
+	--cmd "bench/bench-pipeline.sh (ROUNDS=$ROUNDS PACKETS=$PACKETS FLOWS=$FLOWS PREFETCH=$PREFETCH LCORE=$LCORE, routes $(basename "$routes")): $cmd")
 if [ "$quick" -eq 1 ]; then
-	/usr/bin/python3 scripts/pipeline_report.py "${report[@]}" --summary-only
+	/usr/bin/python3 bench/pipeline_report.py "${report[@]}" --summary-only
 else
-	/usr/bin/python3 scripts/pipeline_report.py "${report[@]}" --doc docs/pipeline-scale.md --plots "$out"
+	/usr/bin/python3 bench/pipeline_report.py "${report[@]}" --doc docs/pipeline-scale.md --plots "$out"
 fi
 exit "$fail"

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Report of scripts/bench-fib.sh: cycles/packet of the fused fast path by
+"""Report of bench/bench-fib.sh: cycles/packet of the fused fast path by
 route table (full, cached), FIB lookup (scalar, avx512) and packet data
 (hot, cold), median round; printed, and written to docs/fib-lookup.md with
 --doc.

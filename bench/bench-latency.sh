@@ -6,9 +6,9 @@
 # and raw figures under docs/benchmarks-latency/ (a full run takes about 8
 # minutes). Holds /tmp/lanefwd-bench.lock around each forwarder's runs.
 #
-#   sudo scripts/bench-latency.sh            # the full run behind the doc
-#   sudo scripts/bench-latency.sh --quick    # bursts 32 and 128, short windows, no docs
-#   scripts/bench-latency.sh --help          # every option (scripts/bench_latency.py)
+#   sudo bench/bench-latency.sh            # the full run behind the doc
+#   sudo bench/bench-latency.sh --quick    # bursts 32 and 128, short windows, no docs
+#   bench/bench-latency.sh --help          # every option (bench/bench_latency.py)
 #
 # Needs root (hugepages), two CPUs (generator and control on CPU 0, the
 # forwarding lcore on CPU 1) and the Debian dpdk, dpdk-dev, dpdk-doc and
@@ -16,10 +16,10 @@
 # fails or the generator loses packets at the lowest load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/bench-lib.sh
+. bench/bench-lib.sh
 for a in "$@"; do
 	case "$a" in
-	-h | --help) exec /usr/bin/python3 scripts/bench_latency.py --help ;;
+	-h | --help) exec /usr/bin/python3 bench/bench_latency.py --help ;;
 	esac
 done
 bench_need_root bench-latency.sh "hugepages, vdevs"
@@ -30,4 +30,4 @@ fi
 scripts/deps.sh
 scripts/hugepages.sh >/dev/null
 bench_build lanefwd lanefwd-gen
-exec /usr/bin/python3 scripts/bench_latency.py "$@"
+exec /usr/bin/python3 bench/bench_latency.py "$@"

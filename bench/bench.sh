@@ -4,9 +4,9 @@
 # forwarding core, pcap RX / null TX virtual devices. Prints a table and
 # writes docs/benchmarks.md (a full run takes about 3-4 minutes).
 #
-#   sudo scripts/bench.sh            # 3 interleaved repetitions, medians, docs
-#   sudo scripts/bench.sh --quick    # 1 short repetition, no docs: iteration
-#   scripts/bench.sh --help          # every option (scripts/bench.py)
+#   sudo bench/bench.sh            # 3 interleaved repetitions, medians, docs
+#   sudo bench/bench.sh --quick    # 1 short repetition, no docs: iteration
+#   bench/bench.sh --help          # every option (bench/bench.py)
 #
 # Needs root (hugepages), two CPUs (lcore 0 control, lcore 1 forwarding) and
 # the Debian dpdk, dpdk-dev and dpdk-doc packages (scripts/deps.sh).
@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 for a in "$@"; do
 	case "$a" in
-	-h | --help) exec /usr/bin/python3 scripts/bench.py --help ;;
+	-h | --help) exec /usr/bin/python3 bench/bench.py --help ;;
 	esac
 done
 if [ "$(id -u)" -ne 0 ]; then
@@ -31,4 +31,4 @@ if [ ! -f build/build.ninja ]; then
 	meson setup build
 fi
 ninja -C build lanefwd
-exec /usr/bin/python3 scripts/bench.py "$@"
+exec /usr/bin/python3 bench/bench.py "$@"

@@ -4,22 +4,22 @@
 # 64K, 1M, 4M and 16M flows x uniform/Zipf x prefetch 0,2,4,8,16 x the
 # hot/cold and fat entry layouts, plus rte_hash as a baseline, on one core.
 # Writes docs/flow-scale/results.csv, run.txt, the plots, and the generated
-# part of docs/flow-scale.md (scripts/flow_report.py). About 5 minutes.
+# part of docs/flow-scale.md (bench/flow_report.py). About 5 minutes.
 #
-#   sudo scripts/bench-flow.sh               # the full run behind docs/flow-scale.md
-#   sudo scripts/bench-flow.sh --quick       # 64K and 1M, 1 round, no docs
-#   LCORE=1 REPS=5 LOOKUPS=4M sudo -E scripts/bench-flow.sh
+#   sudo bench/bench-flow.sh               # the full run behind docs/flow-scale.md
+#   sudo bench/bench-flow.sh --quick       # 64K and 1M, 1 round, no docs
+#   LCORE=1 REPS=5 LOOKUPS=4M sudo -E bench/bench-flow.sh
 #
 # Needs root and about 6.5 GiB of free 2 MiB hugepages (both layouts of our
 # table, all four flow counts, exist at once; 16M flows take 2.3 GiB each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/bench-lib.sh
+. bench/bench-lib.sh
 quick=0
 for a in "$@"; do
 	case "$a" in
 	--quick) quick=1 ;;
-	-h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+	-h | --help) awk 'NR > 2 && !/^#/ { exit } NR > 2' "$0"; exit 0 ;;
 	*) echo "bench-flow.sh: unknown argument $a" >&2; exit 2 ;;
 	esac
 done
@@ -51,6 +51,6 @@ args=(--flows "$FLOWS" --reps "$REPS" --lookups "$LOOKUPS" --csv "$out/results.c
 cmd="build/lanefwd-flowbench ${eal[*]} -- ${args[*]}"
 echo "$cmd"
 build/lanefwd-flowbench "${eal[@]}" -- "${args[@]}" | tee "$out/run.txt"
-/usr/bin/python3 scripts/flow_report.py --csv "$out/results.csv" --run "$out/run.txt" \
-	--cmd "scripts/bench-flow.sh (REPS=$REPS LOOKUPS=$LOOKUPS FLOWS=$FLOWS LCORE=$LCORE): $cmd" \
+/usr/bin/python3 bench/flow_report.py --csv "$out/results.csv" --run "$out/run.txt" \
+	--cmd "bench/bench-flow.sh (REPS=$REPS LOOKUPS=$LOOKUPS FLOWS=$FLOWS LCORE=$LCORE): $cmd" \
 	--doc docs/flow-scale.md --plots "$out"
