@@ -17,6 +17,13 @@
 #define LF_LINE_MAX 512
 
 /**
+ * Largest rule file read (256 MiB): ten times a full Internet table of
+ * IPv4 and IPv6 routes. It bounds what a reload can make the control
+ * thread read.
+ */
+#define LF_FILE_MAX (UINT64_C(256) << 20)
+
+/**
  * Called for every line, with the newline (and a carriage return) removed.
  * @return 0 to go on, or a negative errno after writing the reason into why.
  */
@@ -31,10 +38,21 @@ lf_line_error(char *why, size_t whylen, const char *reason)
 }
 
 /**
- * Read PATH and call fn for each line.
- * @return 0; -errno of fopen() when the file cannot be opened; -EINVAL for
- *         anything else. err then holds "PATH: reason" or
- *         "PATH:LINE: 'text': reason".
+ * Open PATH for reading if it is a regular file of at most max bytes. A
+ * FIFO, a device or a directory is refused without blocking on it.
+ * @return 0 with *fp set; -errno of open() or fstat(); -EINVAL for what is
+ *         not a regular file; -EFBIG when it is larger than max. err then
+ *         holds "PATH: reason".
+ */
+int lf_open_regular(const char *path, uint64_t max, FILE **fp, char *err, size_t errlen);
+
+/**
+ * Read PATH (lf_open_regular() with LF_FILE_MAX) and call fn for each line.
+ * A NUL byte, a line longer than LF_LINE_MAX and a file that grows past
+ * LF_FILE_MAX while read are errors.
+ * @return 0; what lf_open_regular() returns when the file cannot be opened
+ *         or is refused; -EINVAL for anything else. err then holds
+ *         "PATH: reason", "PATH:LINE: reason" or "PATH:LINE: 'text': reason".
  */
 int lf_read_lines(const char *path, lf_line_fn fn, void *arg, char *err, size_t errlen);
 

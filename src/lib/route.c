@@ -158,6 +158,9 @@ route_load(const char *path, int af, const uint8_t *nh_defined, uint32_t max_nh,
 		return ret;
 	}
 
+	/* qsort() of a NULL array is undefined even for no elements. */
+	if (t->n < 2)
+		return (long)t->n;
 	/* The same prefix twice is a conflict, not a silent overwrite. */
 	qsort(t->r, t->n, sizeof(*t->r), route_cmp);
 	for (i = 1; i < t->n; i++) {

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -397,6 +398,139 @@ test_load_missing_file(void **state)
 	assert_null(t.r);
 }
 
+/*
+ * Files that never end or are not files: refused at once with the reason.
+ * The alarm turns a regression (a read that blocks on the FIFO or spins on
+ * /dev/zero) into a failed test instead of a hung one.
+ */
+static void
+test_load_not_regular(void **state)
+{
+	static const struct {
+		const char *path; /* NULL: the FIFO made here. */
+		const char *why;
+	} cases[] = {
+		{ NULL, "a FIFO, expected a regular file" },
+		{ "/dev/zero", "a character device, expected a regular file" },
+		{ "/dev/null", "a character device, expected a regular file" },
+		{ "/", "a directory, expected a regular file" },
+	};
+	struct lf_route_table t;
+	char err[512], fifo[PATH_MAX];
+	unsigned int i;
+
+	(void)state;
+	snprintf(fifo, sizeof(fifo), "%s/routes.fifo", tmp_dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(20);
+	for (i = 0; i < DIM(cases); i++) {
+		const char *path = cases[i].path != NULL ? cases[i].path : fifo;
+		long n;
+
+		memset(&t, 0xa5, sizeof(t));
+		n = route_load(path, 4, NULL, 16, &t, err, sizeof(err));
+		if (n != -EINVAL || strncmp(err, path, strlen(path)) != 0 ||
+		    strstr(err, cases[i].why) == NULL)
+			fail_msg("%s: %ld '%s'", path, n, err);
+		assert_int_equal(t.n, 0);
+		assert_null(t.r);
+	}
+	alarm(0);
+	unlink(fifo);
+}
+
+/* A file larger than LF_FILE_MAX (a sparse one) is refused before reading. */
+static void
+test_load_too_large(void **state)
+{
+	struct lf_route_table t;
+	char err[512], path[PATH_MAX];
+	FILE *f;
+	long n;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/huge.txt", tmp_dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs("10.0.0.0/8 1\n", f) >= 0, 1);
+	assert_int_equal(ftruncate(fileno(f), (256 << 20) + 1), 0);
+	assert_int_equal(fclose(f), 0);
+	n = route_load(path, 4, NULL, 16, &t, err, sizeof(err));
+	unlink(path);
+	assert_int_equal(n, -EFBIG);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "268435457 bytes, more than the limit of 256 MiB"));
+	assert_null(t.r);
+}
+
+/*
+ * A NUL byte is an error naming the file and line, wherever it is: fgets()
+ * and strlen() used to hide the rest of its line, and an all-NUL file
+ * loaded as an empty table.
+ */
+static void
+test_load_nul(void **state)
+{
+	static const struct {
+		const char *text;
+		size_t len;
+		unsigned int line;
+		unsigned int col;
+	} cases[] = {
+		{ "10.0.0.0/8 1\n10.1.0.0/16 2\0 junk\n", 33, 2, 14 },
+		{ "\0\0\0\0\0\0\0\0", 8, 1, 1 },
+		{ "10.0.0.0/8 1\n# comment\0\n", 24, 2, 10 },
+		{ "10.0.0.0/8 1\n\0", 14, 2, 1 },
+	};
+	struct lf_route_table t;
+	char err[512], path[PATH_MAX], want[PATH_MAX + 64];
+	unsigned int i;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/nul.txt", tmp_dir);
+	for (i = 0; i < DIM(cases); i++) {
+		FILE *f = fopen(path, "w");
+		long n;
+
+		assert_non_null(f);
+		assert_int_equal(fwrite(cases[i].text, 1, cases[i].len, f), cases[i].len);
+		assert_int_equal(fclose(f), 0);
+		n = route_load(path, 4, NULL, 16, &t, err, sizeof(err));
+		unlink(path);
+		snprintf(want, sizeof(want), "%s:%u: NUL byte at column %u", path, cases[i].line,
+			 cases[i].col);
+		if (n != -EINVAL || strcmp(err, want) != 0)
+			fail_msg("case %u: %ld '%s', expected '%s'", i, n, err, want);
+		assert_null(t.r);
+	}
+}
+
+/* Files without a route: an empty table (and no qsort() of a NULL array). */
+static void
+test_load_no_routes(void **state)
+{
+	static const char *const texts[] = { "", "# nothing\n", "\n\n  \n", "10.0.0.0/8 1\n" };
+	struct lf_route_table t;
+	char err[512];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < DIM(texts); i++) {
+		char name[32];
+		char *path;
+		long n;
+
+		snprintf(name, sizeof(name), "few%u.txt", i);
+		path = write_file(name, texts[i]);
+		n = route_load(path, 4, NULL, 16, &t, err, sizeof(err));
+		assert_int_equal(n, i == 3 ? 1 : 0);
+		assert_int_equal(t.n, (size_t)n);
+		if (n == 1)
+			assert_int_equal(t.r[0].addr4, 0x0a000000);
+		route_table_free(&t);
+	}
+}
+
 static void
 test_load_valid(void **state)
 {
@@ -534,6 +668,10 @@ main(void)
 		cmocka_unit_test(test_parse_host_bits_every_depth),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_load_missing_file),
+		cmocka_unit_test(test_load_not_regular),
+		cmocka_unit_test(test_load_too_large),
+		cmocka_unit_test(test_load_nul),
+		cmocka_unit_test(test_load_no_routes),
 		cmocka_unit_test(test_parse_blank_and_comments),
 		cmocka_unit_test(test_parse_ipv4),
 		cmocka_unit_test(test_parse_ipv6),
