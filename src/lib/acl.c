@@ -209,8 +209,13 @@ split_prefix(const char **pp, const char *what, char *buf, size_t buflen, const 
 	if (*p != '/')
 		return rule_error(why, whylen, "%s prefix has no /LEN: '%.*s'", what, tok_len(tok),
 				  tok);
+	/*
+	 * Longer than any address of the family: refused whole, never cut to
+	 * a prefix that inet_pton() would take.
+	 */
 	if (n >= buflen)
-		n = buflen - 1; /* Too long to be an address: inet_pton() says so. */
+		return rule_error(why, whylen, "%s prefix is too long to be an address: '%.*s'",
+				  what, (int)RTE_MIN(n, (size_t)QUOTE_MAX), tok);
 	memcpy(buf, tok, n);
 	buf[n] = '\0';
 	*lenp = p + 1;

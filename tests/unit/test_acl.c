@@ -363,6 +363,14 @@ static const struct {
 	  "trailing text" },
 	{ "@192.168.0.0/16\t10.0.0.0/8\t0 : 65535\t0 : 65535\t0x06/0xFF\tpermitx",
 	  "trailing text" },
+	/*
+	 * Junk after an address of the longest form (15 characters): the
+	 * whole token is refused, not its first 15 characters taken.
+	 */
+	{ "@100.100.100.100X/8\t10.0.0.0/8\t0 : 65535\t0 : 65535\t0x06/0xFF\t",
+	  "source prefix is too long to be an address: '100.100.100.100X'" },
+	{ "@10.0.0.0/8\t200.200.200.2001/32\t0 : 65535\t0 : 65535\t0x06/0xFF\t",
+	  "destination prefix is too long to be an address: '200.200.200.2001'" },
 };
 
 static void

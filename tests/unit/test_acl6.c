@@ -463,6 +463,16 @@ static const struct {
 	{ "@2001:0db8:0000:0000:0000:0000:0000:0001/128\t2001:0db8:ffff:ffff:ffff:ffff:ffff:"
 	  "ffff/128\t0 : 65535\t7 : 6\t0x06/0xFF",
 	  "destination port range: low end above high end", "'7 : 6'" },
+	/*
+	 * Junk after an address of the longest form (45 characters): the
+	 * whole token is refused, not its first 45 characters taken.
+	 */
+	{ "@ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255X/128\t" ANY "\t" PORTS "\t0x06/0xFF",
+	  "source prefix is too long to be an address",
+	  "'ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255X'" },
+	{ "@" A6 "\t0000:0000:0000:0000:0000:0000:255.255.255.2551/128\t" PORTS "\t0x06/0xFF",
+	  "destination prefix is too long to be an address",
+	  "'0000:0000:0000:0000:0000:0000:255.255.255.2551'" },
 };
 
 static void
