@@ -26,6 +26,12 @@
 #define LF_NAME_LEN 32
 #define LF_PATH_LEN 256
 #define LF_ERR_LEN 512
+/**
+ * Largest configuration file read (16 MiB): room for every next hop
+ * (LF_MAX_NEXTHOPS sections of about 50 bytes) ten times over, and a bound
+ * on what a file that is not a configuration can make the loader read.
+ */
+#define LF_CONFIG_MAX (16u << 20)
 
 /** One (port, queue) pair owned by a worker. */
 struct lf_rxq_conf {
@@ -75,6 +81,12 @@ struct lf_eal_conf {
 	char iova_mode[8]; /**< "", "va" or "pa". */
 	char log_level[64];
 	char extra[LF_PATH_LEN]; /**< Extra EAL arguments, split on spaces. */
+	/**
+	 * extra may pass any EAL option, also those that load code (-d) or
+	 * write files (--vdev devargs, --trace-dir); otherwise only those of
+	 * an allow-list (docs/security.md).
+	 */
+	bool allow_unsafe_extra;
 };
 
 struct lf_pipeline_conf {

@@ -22,6 +22,7 @@
 #include <rte_string_fns.h>
 
 #include "config.h"
+#include "linefile.h"
 
 #define COMMENT_CHAR '#'
 
@@ -130,25 +131,44 @@ strip(char *s)
 static int
 prescan(struct ctx *c)
 {
-	char buf[CFG_NAME_LEN + CFG_VALUE_LEN + 4];
+	/* Longest line rte_cfgfile reads whole, newline not counted. */
+	const size_t line_max = CFG_NAME_LEN + CFG_VALUE_LEN + 2;
 	char section[CFG_NAME_LEN] = "";
 	unsigned int cap = 0;
+	uint64_t total = 0;
+	char *buf = NULL;
+	size_t buf_cap = 0;
+	ssize_t got;
 	int lineno = 0;
-	FILE *f;
+	FILE *f = NULL;
 	int ret = 0;
 
-	f = fopen(c->path, "r");
-	if (f == NULL)
-		return fail(c, "cannot open: %s", strerror(errno)), -errno;
+	/* A FIFO or a device is refused here, before rte_cfgfile opens it. */
+	ret = lf_open_regular(c->path, LF_CONFIG_MAX, &f, c->err, c->errlen);
+	if (ret < 0)
+		return ret;
 
-	while (fgets(buf, sizeof(buf), f) != NULL) {
-		size_t len = strlen(buf);
-		char *s, *hash, *eq, *key, *val;
+	while ((got = getline(&buf, &buf_cap, f)) > 0) {
+		size_t len = (size_t)got;
+		char *s, *hash, *eq, *key, *val, *nul;
 		unsigned int i;
 
 		lineno++;
-		if (len == sizeof(buf) - 1 && buf[len - 1] != '\n' && !feof(f)) {
-			ret = line_fail(c, lineno, "longer than %zu characters", sizeof(buf) - 2);
+		total += len;
+		if (total > LF_CONFIG_MAX) {
+			ret = line_fail(c, lineno, "file grew past the %u KiB limit while read",
+					LF_CONFIG_MAX >> 10);
+			break;
+		}
+		/* rte_cfgfile and the scan below would stop at a NUL. */
+		nul = memchr(buf, '\0', len);
+		if (nul != NULL) {
+			ret = line_fail(c, lineno, "NUL byte at column %zu",
+					(size_t)(nul - buf) + 1);
+			break;
+		}
+		if (len - (buf[len - 1] == '\n') > line_max) {
+			ret = line_fail(c, lineno, "longer than %zu characters", line_max);
 			break;
 		}
 		hash = strchr(buf, COMMENT_CHAR);
@@ -244,6 +264,7 @@ prescan(struct ctx *c)
 	}
 	if (ret == 0 && ferror(f))
 		ret = fail(c, "read error: %s", strerror(errno));
+	free(buf);
 	fclose(f);
 	return ret;
 }
@@ -350,6 +371,8 @@ static const struct key_def eal_keys[] = {
 	K_STR(lf_eal_conf, "iova_mode", iova_mode, "va or pa"),
 	K_STR(lf_eal_conf, "log_level", log_level, "an EAL --log-level value"),
 	K_STR(lf_eal_conf, "extra", extra, "extra EAL arguments separated by spaces"),
+	K_BOOL(lf_eal_conf, "allow_unsafe_extra", allow_unsafe_extra,
+	       "yes or no (yes lets extra load code and write files: docs/security.md)"),
 };
 
 static const struct key_def pipeline_keys[] = {
@@ -433,9 +456,11 @@ file_readable(const char *path)
 
 /*
  * Set one table-driven key. Special keys are left to the section's own
- * handler; return 1 for them.
+ * handler; return 1 for them. Not inlined: inlined into load_flow(), GCC 12
+ * with -fsanitize=address takes obj for the section's first field and
+ * warns (-Wstringop-overflow) about stores to the fields after it.
  */
-static int
+static __rte_noinline int
 set_key(struct ctx *c, const struct key_def *defs, unsigned int n_defs, void *obj, const char *key,
 	const char *val)
 {
@@ -969,6 +994,116 @@ set_defaults(struct lf_config *cfg)
 	cfg->flow.evict = true;
 }
 
+/*
+ * EAL options [eal] extra may pass without allow_unsafe_extra: tuning that
+ * neither loads code, nor writes files, nor names devices (devargs such as
+ * net_pcap's tx_pcap= write any file). Everything else, -d and --vdev
+ * first, needs the opt-in: whoever writes the configuration runs as root.
+ */
+enum eal_arg { EAL_ARG_NONE, EAL_ARG_REQUIRED, EAL_ARG_OPTIONAL };
+
+static const struct {
+	const char *name;
+	enum eal_arg arg;
+} eal_extra_allowed[] = {
+	{ "-n", EAL_ARG_REQUIRED },
+	{ "-r", EAL_ARG_REQUIRED },
+	{ "--socket-mem", EAL_ARG_REQUIRED },
+	{ "--socket-limit", EAL_ARG_REQUIRED },
+	{ "--log-level", EAL_ARG_REQUIRED },
+	{ "--iova-mode", EAL_ARG_REQUIRED },
+	{ "--force-max-simd-bitwidth", EAL_ARG_REQUIRED },
+	{ "--base-virtaddr", EAL_ARG_REQUIRED },
+	{ "--vfio-intr", EAL_ARG_REQUIRED },
+	{ "--vfio-vf-token", EAL_ARG_REQUIRED },
+	{ "--mbuf-pool-ops-name", EAL_ARG_REQUIRED },
+	{ "--huge-unlink", EAL_ARG_OPTIONAL },
+	{ "--legacy-mem", EAL_ARG_NONE },
+	{ "--single-file-segments", EAL_ARG_NONE },
+	{ "--match-allocations", EAL_ARG_NONE },
+	{ "--no-shconf", EAL_ARG_NONE },
+	{ "--no-hpet", EAL_ARG_NONE },
+	{ "--in-memory", EAL_ARG_NONE },
+	{ "--no-telemetry", EAL_ARG_NONE },
+	{ "--telemetry", EAL_ARG_NONE },
+};
+
+/* Options refused with the reason named, as operators reach for them. */
+static const struct {
+	const char *name;
+	const char *why;
+} eal_extra_unsafe[] = {
+	{ "-d", "loads a shared object into lanefwd" },
+	{ "--driver-path", "loads a shared object into lanefwd" },
+	{ "--vdev",
+	  "creates a device whose devargs may write files (net_pcap tx_pcap=) or load BPF programs; use a [port] section" },
+	{ "-a", "names a device; use a [port] section" },
+	{ "--allow", "names a device; use a [port] section" },
+	{ "-b", "names a device; use a [port] section" },
+	{ "--block", "names a device; use a [port] section" },
+	{ "--trace", "writes trace files" },
+	{ "--trace-dir", "writes trace files" },
+	{ "--trace-bufsz", "writes trace files" },
+	{ "--trace-mode", "writes trace files" },
+	{ "--huge-dir", "creates files in another directory" },
+	{ "--file-prefix", "changes where EAL writes its runtime files; use [eal] file_prefix" },
+	{ "--create-uio-dev", "creates device nodes" },
+	{ "--syslog", "sends EAL logs to another syslog facility" },
+};
+
+/*
+ * Check [eal] extra against the allow-list unless allow_unsafe_extra is
+ * set. The split is the one config_eal_args() makes: on blanks.
+ */
+static int
+check_eal_extra(struct ctx *c, const struct lf_config *cfg)
+{
+	char buf[sizeof(cfg->eal.extra)];
+	char *tok, *save = NULL;
+	unsigned int i;
+
+	if (cfg->eal.allow_unsafe_extra || cfg->eal.extra[0] == '\0')
+		return 0;
+	strlcpy(buf, cfg->eal.extra, sizeof(buf));
+	for (tok = strtok_r(buf, " \t", &save); tok != NULL; tok = strtok_r(NULL, " \t", &save)) {
+		size_t n = strcspn(tok, "=");
+		enum eal_arg arg = EAL_ARG_NONE;
+		bool known = false, attached = tok[n] == '=';
+
+		/* Short options take their value attached (-n4) or next. */
+		if (tok[0] == '-' && tok[1] != '-' && tok[1] != '\0') {
+			n = 2;
+			attached = tok[2] != '\0';
+		}
+		for (i = 0; i < RTE_DIM(eal_extra_unsafe); i++)
+			if (strlen(eal_extra_unsafe[i].name) == n &&
+			    strncmp(tok, eal_extra_unsafe[i].name, n) == 0)
+				return key_fail(c, "extra", cfg->eal.extra,
+						"'%.*s' %s; set [eal] allow_unsafe_extra = yes to pass it anyway (docs/security.md)",
+						(int)n, tok, eal_extra_unsafe[i].why);
+		for (i = 0; i < RTE_DIM(eal_extra_allowed); i++)
+			if (strlen(eal_extra_allowed[i].name) == n &&
+			    strncmp(tok, eal_extra_allowed[i].name, n) == 0) {
+				known = true;
+				arg = eal_extra_allowed[i].arg;
+			}
+		if (!known)
+			return key_fail(c, "extra", cfg->eal.extra,
+					"'%s' is not an EAL option extra may pass without [eal] allow_unsafe_extra = yes (docs/security.md lists them)",
+					tok);
+		if (arg == EAL_ARG_NONE && attached)
+			return key_fail(c, "extra", cfg->eal.extra, "'%.*s' takes no value", (int)n,
+					tok);
+		if (arg == EAL_ARG_REQUIRED && !attached) {
+			/* The value is the next token. */
+			if (strtok_r(NULL, " \t", &save) == NULL)
+				return key_fail(c, "extra", cfg->eal.extra, "'%s' needs a value",
+						tok);
+		}
+	}
+	return 0;
+}
+
 static int
 check_eal(struct ctx *c, const struct lf_config *cfg)
 {
@@ -982,7 +1117,7 @@ check_eal(struct ctx *c, const struct lf_config *cfg)
 	if (cfg->eal.iova_mode[0] != '\0' && strcmp(cfg->eal.iova_mode, "va") != 0 &&
 	    strcmp(cfg->eal.iova_mode, "pa") != 0)
 		return key_fail(c, "iova_mode", cfg->eal.iova_mode, "expected va or pa");
-	return 0;
+	return check_eal_extra(c, cfg);
 }
 
 static int
@@ -1191,6 +1326,8 @@ config_dump(const struct lf_config *cfg, FILE *f)
 		fprintf(f, "log_level = %s\n", cfg->eal.log_level);
 	if (cfg->eal.extra[0] != '\0')
 		fprintf(f, "extra = %s\n", cfg->eal.extra);
+	if (cfg->eal.allow_unsafe_extra)
+		fprintf(f, "allow_unsafe_extra = yes\n");
 	fprintf(f, "\n[pipeline]\nburst = %u\n", cfg->pipeline.burst);
 	if (cfg->pipeline.prefetch_auto) {
 		unsigned int i;

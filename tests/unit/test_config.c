@@ -403,6 +403,40 @@ static const struct bad_case bad_cases[] = {
 	{ "eal_unknown_key",
 	  "[eal]\nlcores = 0-3\n" TAIL,
 	  { "@:2: [eal] lcores = '0-3'", "unknown key", "main_lcore" } },
+	/* [eal] extra: what loads code or writes files needs the opt-in. */
+	{ "extra_driver",
+	  "[eal]\nmain_lcore = 0\nextra = --no-shconf -d /tmp/evil.so\n" TAIL,
+	  { "@:3: [eal] extra = '--no-shconf -d /tmp/evil.so'", "'-d' loads a shared object",
+	    "allow_unsafe_extra = yes" } },
+	{ "extra_driver_attached",
+	  "[eal]\nextra = -d/tmp/evil.so\n" TAIL,
+	  { "@:2: [eal] extra = '-d/tmp/evil.so'", "'-d' loads a shared object" } },
+	{ "extra_driver_path",
+	  "[eal]\nextra = --driver-path=/opt/pmds\n" TAIL,
+	  { "@:2: [eal] extra = '--driver-path=/opt/pmds'", "'--driver-path' loads" } },
+	{ "extra_vdev_pcap",
+	  "[eal]\nextra = --vdev net_pcap9,tx_pcap=/etc/passwd\n" TAIL,
+	  { "@:2: [eal] extra = '--vdev net_pcap9,tx_pcap=/etc/passwd'", "'--vdev' creates",
+	    "[port] section" } },
+	{ "extra_trace_dir",
+	  "[eal]\nextra = --trace-dir=/etc\n" TAIL,
+	  { "@:2: [eal] extra = '--trace-dir=/etc'", "writes trace files" } },
+	{ "extra_allow_dev",
+	  "[eal]\nextra = -a 0000:3b:00.0\n" TAIL,
+	  { "@:2: [eal] extra = '-a 0000:3b:00.0'", "'-a' names a device" } },
+	{ "extra_unknown",
+	  "[eal]\nextra = --no-shconf --plugin-everything\n" TAIL,
+	  { "@:2: [eal] extra = '--no-shconf --plugin-everything'",
+	    "'--plugin-everything' is not an EAL option extra may pass" } },
+	{ "extra_missing_value",
+	  "[eal]\nextra = --log-level\n" TAIL,
+	  { "@:2: [eal] extra = '--log-level'", "'--log-level' needs a value" } },
+	{ "extra_value_on_flag",
+	  "[eal]\nextra = --no-shconf=1\n" TAIL,
+	  { "@:2: [eal] extra = '--no-shconf=1'", "takes no value" } },
+	{ "extra_optin_not_bool",
+	  "[eal]\nallow_unsafe_extra = please\n" TAIL,
+	  { "@:2: [eal] allow_unsafe_extra = 'please'", "yes or no" } },
 };
 
 /* Load the file of one bad case and check the error message. */
@@ -493,6 +527,103 @@ test_line_too_long(void **state)
 	snprintf(alt, sizeof(alt), "%s: line 2:", path);
 	assert_true(strstr(err, needle) != NULL || strstr(err, alt) != NULL);
 	assert_non_null(strstr(err, "longer than"));
+	free(cfg);
+}
+
+/*
+ * What is not a configuration file is refused without reading it for ever:
+ * a FIFO (the open alone used to block), a device, a directory, a NUL byte
+ * (rte_cfgfile would stop reading its line there), and a file larger than
+ * LF_CONFIG_MAX. The alarm turns a hang into a failure.
+ */
+static void
+test_not_a_config_file(void **state)
+{
+	static const char nul_text[] =
+		"[eal]\nmain_lcore = 0\n" TAIL "[worker 2]\nrx = p0:1\0junk\n";
+	struct {
+		const char *path;
+		const char *needle;
+	} cases[] = {
+		{ NULL, "a FIFO, expected a regular file" },
+		{ "/dev/zero", "/dev/zero: a character device, expected a regular file" },
+		{ NULL, "a directory, expected a regular file" },
+		{ NULL, ":8: NUL byte at column 10" },
+		{ NULL, "more than the limit of 16 MiB" },
+	};
+	struct lf_config *cfg = calloc(1, sizeof(*cfg));
+	char fifo[PATH_MAX], nul[PATH_MAX], big[PATH_MAX];
+	char err[LF_ERR_LEN];
+	unsigned int i;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(cfg);
+	snprintf(fifo, sizeof(fifo), "%s/config.fifo", tmp_dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	cases[0].path = fifo;
+	cases[2].path = tmp_dir;
+	snprintf(nul, sizeof(nul), "%s/nul.ini", tmp_dir);
+	f = fopen(nul, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(nul_text, 1, sizeof(nul_text) - 1, f), sizeof(nul_text) - 1);
+	assert_int_equal(fclose(f), 0);
+	cases[3].path = nul;
+	snprintf(big, sizeof(big), "%s/big.ini", tmp_dir);
+	f = fopen(big, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs("[eal]\n", f) >= 0, 1);
+	assert_int_equal(ftruncate(fileno(f), LF_CONFIG_MAX + 1), 0);
+	assert_int_equal(fclose(f), 0);
+	cases[4].path = big;
+
+	alarm(20);
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		int ret = config_load(cases[i].path, cfg, err, sizeof(err));
+
+		print_message("%s -> %s\n", cases[i].path, err);
+		if (ret >= 0 || strncmp(err, cases[i].path, strlen(cases[i].path)) != 0 ||
+		    strstr(err, cases[i].needle) == NULL)
+			fail_msg("%s: %d '%s', expected '%s'", cases[i].path, ret, err,
+				 cases[i].needle);
+		assert_null(cfg->nexthops);
+	}
+	alarm(0);
+	unlink(fifo);
+	unlink(nul);
+	unlink(big);
+	free(cfg);
+}
+
+/* [eal] extra: the allow-list lets tuning options through, the opt-in anything. */
+static void
+test_eal_extra_allow_list(void **state)
+{
+	static const char *const allowed[] = {
+		"--no-shconf",
+		"-n 4 -r2 --socket-mem 1024,1024 --log-level=lib.eal:debug",
+		"--force-max-simd-bitwidth=256 --huge-unlink --huge-unlink=never",
+		"--legacy-mem --single-file-segments --iova-mode va --no-telemetry",
+	};
+	struct lf_config *cfg = calloc(1, sizeof(*cfg));
+	char text[1024];
+	unsigned int i;
+
+	(void)state;
+	assert_non_null(cfg);
+	for (i = 0; i < RTE_DIM(allowed); i++) {
+		snprintf(text, sizeof(text), "[eal]\nextra = %s\n" TAIL, allowed[i]);
+		load_valid(cfg, "", "extra_ok.ini", text, allowed[i]);
+		assert_string_equal(cfg->eal.extra, allowed[i]);
+		assert_false(cfg->eal.allow_unsafe_extra);
+		config_free(cfg);
+	}
+	load_valid(cfg, "", "extra_unsafe.ini",
+		   "[eal]\nextra = -d /opt/pmd.so --vdev net_pcap9,tx_pcap=/tmp/x.pcap\n"
+		   "allow_unsafe_extra = yes\n" TAIL,
+		   "opt-in");
+	assert_true(cfg->eal.allow_unsafe_extra);
+	config_free(cfg);
 	free(cfg);
 }
 
@@ -698,6 +829,7 @@ static const char full_text[] = "# full configuration, every key set\n"
 				"iova_mode = va\n"
 				"log_level = lanefwd.*:debug\n"
 				"extra = --no-shconf  -d\tfoo.so\n"
+				"allow_unsafe_extra = yes\n"
 				"\n"
 				"[pipeline]\n"
 				"burst = 64   # trailing comment\n"
@@ -1235,6 +1367,8 @@ main(void)
 	const struct CMUnitTest fixed[] = {
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_line_too_long),
+		cmocka_unit_test(test_not_a_config_file),
+		cmocka_unit_test(test_eal_extra_allow_list),
 		cmocka_unit_test(test_small_error_buffer),
 		cmocka_unit_test(test_minimal_defaults),
 		cmocka_unit_test(test_prefetch_auto),
