@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lanefwd-pipebench: cycles per packet of the real burst pipeline
- * (worker_process_burst: parse, flow cache, ACL, FIB, rewrite, TX) on one
+ * (pipeline_run: parse, flow cache, ACL, FIB, rewrite, TX) on one
  * core, from a normal lanefwd configuration file, without a NIC.
  *
  * The configuration's tables are built as the daemon builds them
@@ -21,7 +21,7 @@
  * fixed permutation of the flows, so popular flows are spread over memory)
  * is pre-generated. For each burst the program allocates the mbufs, writes
  * each frame from its flow id (template, addresses, ports, IPv4 checksum),
- * then times worker_process_burst() and the housekeeping the worker loop does
+ * then times pipeline_run() and the housekeeping the worker loop does
  * between bursts (TX drain, flow aging) with the TSC. "pipeline" cycles are
  * that timed region (the null port's TX, which frees the mbufs, included);
  * "total" adds the mbuf allocation and the frame writing.
@@ -75,11 +75,11 @@
 
 #include "acl.h"
 #include "config.h"
-#include "fastpath.h"
 #include "fib.h"
 #include "flow_stage.h"
 #include "gen.h"
 #include "hist.h"
+#include "pipeline.h"
 #include "tables.h"
 #include "worker.h"
 
@@ -425,8 +425,8 @@ struct run {
 static void
 set_prefetch(struct worker *w, unsigned int d)
 {
-	w->prefetch = (uint16_t)d;
-	w->data_prefetch = (uint16_t)d;
+	w->b.flow_prefetch_distance = (uint16_t)d;
+	w->b.prefetch_distance = (uint16_t)d;
 }
 
 #if defined(RTE_ARCH_X86)
@@ -464,7 +464,7 @@ flush_frames(struct rte_mbuf **pkts, uint16_t n)
 /*
  * Send n packets, flow ids from ids[] (wrapping at len, starting at *pos),
  * through the pipeline in bursts. With check set, the burst is run as
- * worker_process_burst() does, but with the fused path called directly so
+ * pipeline_run() does, but with the fused path called directly so
  * that it can be told which one ran.
  */
 static int
@@ -500,15 +500,13 @@ run_packets(struct bench *b, const uint32_t *ids, uint64_t len, uint64_t *pos, u
 		if (b->cold_data)
 			flush_frames(pkts, k);
 		t0 = rte_rdtsc();
-		w->rx_port = 0;
-		w->rx_tsc = t0;
+		w->b.rx_port = 0;
+		w->b.rx_tsc = t0;
 		if (!check) {
-			worker_process_burst(w, pkts, k);
-		} else if (fastpath_burst(w, pkts, k)) {
-			lf_drops_flush(w);
-		} else {
+			pipeline_run(&w->b, &w->tx, pkts, k);
+		} else if (!pipeline_run_fused(&w->b, &w->tx, pkts, k)) {
 			r->fused = false;
-			worker_process_staged(w, pkts, k);
+			pipeline_run_staged(&w->b, &w->tx, pkts, k);
 		}
 		/* The worker loop's housekeeping after a busy poll. */
 		if (t0 - w->last_drain >= w->drain_tsc) {
@@ -516,7 +514,7 @@ run_packets(struct bench *b, const uint32_t *ids, uint64_t len, uint64_t *pos, u
 			w->last_drain = t0;
 		}
 		if (w->flows != NULL && t0 >= w->flow_expire_tsc) {
-			flow_stage_expire(w, t0, LF_FLOW_EXPIRE_BUDGET);
+			lf_flow_expire(w->flows, t0, LF_FLOW_EXPIRE_BUDGET);
 			w->flow_expire_tsc = t0 + w->flow_expire_period;
 		}
 		t1 = rte_rdtsc();
@@ -580,19 +578,20 @@ expected_verdicts(const struct bench *b, const uint32_t *ids, uint32_t n, int *v
 			dst[j] = f.dst;
 			verdict[i + j] = -1;
 		}
-		if (w->acl != NULL) {
-			acl_classify(w->acl, data, res, k);
+		if (w->b.view.acl != NULL) {
+			acl_classify(w->b.view.acl, data, res, k);
 			for (j = 0; j < k; j++)
-				if (acl_action(w->acl, res[j]) == ACL_DENY)
+				if (acl_action(w->b.view.acl, res[j]) == ACL_DENY)
 					verdict[i + j] = LF_DROP_ACL_DENY;
 		}
-		rte_fib_lookup_bulk(w->fib->v4, dst, nh, k);
+		rte_fib_lookup_bulk(w->b.view.fib->v4, dst, nh, k);
 		for (j = 0; j < k; j++) {
 			if (verdict[i + j] != -1)
 				continue;
 			if (nh[j] == LF_NH_NONE)
 				verdict[i + j] = LF_DROP_NO_ROUTE;
-			else if (nh[j] >= w->nh_count || w->nh_table[nh[j]].out == LF_NH_INVALID)
+			else if (lf_nh_out(w->b.view.nh_table, w->b.view.nh_count, nh[j]) ==
+				 LF_NH_INVALID)
 				verdict[i + j] = LF_DROP_NO_NEXTHOP;
 		}
 	}
@@ -832,10 +831,10 @@ cmp_u64(const void *a, const void *b)
 static const char *
 pipeline_desc(const struct worker *w)
 {
-	if (w->flows != NULL)
-		return w->acl != NULL ? "parse>flow>(acl>fib>rewrite on miss)>tx"
-				      : "parse>flow>(fib>rewrite on miss)>tx";
-	if (w->acl != NULL)
+	/* The flow cache runs only in front of an ACL (worker.c). */
+	if (w->b.flows != NULL)
+		return "parse>flow>(acl>fib>rewrite on miss)>tx";
+	if (w->b.view.acl != NULL)
 		return "parse>acl>fib>rewrite>tx";
 	return "fused (parse+fib+rewrite)>tx";
 }
@@ -943,9 +942,10 @@ main(int argc, char **argv)
 	w->burst = o.burst != 0 ? (uint16_t)o.burst : cfg.pipeline.burst;
 	set_prefetch(w, cfg.pipeline.prefetch_distance);
 	w->drain_tsc = ((uint64_t)hz + 999999) / 1000000 * cfg.pipeline.tx_drain_us;
-	tables_adopt(w, tables);
+	worker_adopt(w, tables);
 	if (cfg.flow.enabled) {
-		if (flow_stage_init(w, &cfg.flow, err, sizeof(err)) != 0) {
+		w->flows = flow_stage_create(&cfg.flow, 0, w->lcore, socket, err, sizeof(err));
+		if (w->flows == NULL) {
 			fprintf(stderr, "pipebench: %s\n", err);
 			goto out_worker;
 		}
@@ -962,11 +962,12 @@ main(int argc, char **argv)
 		w->latency = true;
 	}
 	/* Every port index a next hop names goes to the null port. */
-	w->n_tx = cfg.n_ports;
+	w->tx.n_ports = cfg.n_ports;
 	for (p = 0; p < cfg.n_ports; p++) {
-		w->tx[p].port_id = b.null_port;
-		w->tx[p].queue_id = 0;
+		w->tx.buf[p].port_id = b.null_port;
+		w->tx.buf[p].queue_id = 0;
 	}
+	worker_ready(w);
 
 	for (d = 0; d < DIST_COUNT; d++) {
 		if (!o.dist[d])
@@ -978,7 +979,7 @@ main(int argc, char **argv)
 		}
 	}
 	if (o.n_prefetch == 0) {
-		o.prefetch[0] = w->prefetch;
+		o.prefetch[0] = w->b.flow_prefetch_distance;
 		o.n_prefetch = 1;
 	}
 	n_pf = o.n_prefetch;
@@ -1023,7 +1024,7 @@ main(int argc, char **argv)
 		printf("\n");
 	}
 
-	printf("# cycles: per packet, median of %u rounds; pipeline = worker_process_burst + "
+	printf("# cycles: per packet, median of %u rounds; pipeline = pipeline_run + "
 	       "drain/aging + null TX; total = + mbuf alloc + frame write\n",
 	       o.reps);
 	fflush(stdout);
@@ -1125,7 +1126,7 @@ out_trace:
 		free(trace[d]);
 out_worker:
 	if (w != NULL) {
-		flow_stage_free(w);
+		lf_flow_free(w->flows);
 		rte_free(w->lat[0]);
 		rte_free(w->lat[1]);
 		rte_free(w);

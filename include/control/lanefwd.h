@@ -38,7 +38,7 @@ struct lf_port {
 	bool link_logged; /**< Control thread: link state logged once. */
 	uint8_t link_up; /**< Last logged link state. */
 	/** Packet-data prefetch distance of its RX queues (lf_rx_prefetch()). */
-	uint16_t rx_prefetch;
+	uint16_t prefetch_distance;
 	char driver[32];
 };
 

@@ -18,7 +18,7 @@
 #include "config.h"
 #include "fib.h"
 #include "route.h"
-#include "worker.h"
+#include "dp.h"
 
 /** One generation of the tables. Read-only once published. */
 struct lf_tables {
@@ -64,8 +64,5 @@ struct lf_tables *tables_build(const struct lf_config *cfg, struct lf_table_src 
 
 /** Free a generation no worker can still be reading. NULL is allowed. */
 void tables_free(struct lf_tables *t);
-
-/** Point a worker's lookup fields at generation t (the worker's own view). */
-void tables_adopt(struct worker *w, const struct lf_tables *t);
 
 #endif /* LF_TABLES_H */

@@ -3,8 +3,8 @@
  * @file
  * ACL stage: parse -> acl -> fib -> rewrite -> tx. Classifies the IPv4
  * packets of a burst with one acl_classify() call against the worker's IPv4
- * ACL (w->acl, acl.h) and the IPv6 packets with one call against its IPv6
- * ACL (w->acl6), and drops those the ACL denies (drop reason acl_deny). The
+ * ACL (b->view.acl, acl.h) and the IPv6 packets with one call against its IPv6
+ * ACL (b->view.acl6), and drops those the ACL denies (drop reason acl_deny). The
  * key is the 5-tuple: source and destination address, protocol
  * (meta.l4_proto: for IPv6 the upper-layer protocol after the extension
  * headers) and, for UDP and TCP packets whose L4 header parse found
@@ -19,13 +19,14 @@
 
 #include <rte_mbuf.h>
 
-#include "worker.h"
+#include "dp.h"
 
 /**
- * Run the ACL on a parsed burst (pkts and w->meta) and compact both to the
- * packets that pass, in order. w->acl and w->acl6 must not both be NULL.
+ * Run the ACL on a parsed burst (pkts and b->meta) and compact both to the
+ * packets that pass, in order. Without a classifier for either family it
+ * passes the burst untouched.
  * @return the number of packets that pass.
  */
-uint16_t acl_stage_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
+uint16_t acl_stage_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n);
 
 #endif /* LF_ACL_STAGE_H */

@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Flow stage: the worker's flow table (flow.h) as a cache of the ACL and
- * FIB decisions, between parse and the ACL.
+ * Flow stage: the worker's flow table (flow.h) as a cache of the verdicts
+ * of the ACL and FIB, in front of them.
  *
  *   parse -> flow -+- hit:  cached verdict; forward: rewrite from the entry
  *                  |        (next-hop MACs and output port are in it), TX
  *                  +- miss: acl -> fib -> rewrite, then the verdict is
- *                           written into the flow's entry (flow_learn_burst,
- *                           lf_drop_decided) for the packets that follow
+ *                           cached for the flow (flow_stage_learn,
+ *                           flow_stage_learn_decided) for the packets that
+ *                           follow
+ *
+ * The pipeline (pipeline.c) runs these steps in that order; none of them
+ * calls another stage. The cache is active only in front of an ACL: a plain
+ * FIB lookup is cheaper than a cache lookup, so without an ACL the worker
+ * does not consult it (b->flows is NULL, worker.c).
  *
  * A cached verdict carries the table generation it was made under; after a
  * reload (reload.h) every older verdict is a miss and is made again. The
@@ -25,50 +31,58 @@
 #ifndef LF_FLOW_STAGE_H
 #define LF_FLOW_STAGE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_mbuf.h>
 
 #include "config.h"
+#include "dp.h"
 #include "flow.h"
-#include "worker.h"
 
 /** lf_flow_hot.action of a flow that is forwarded; drops store their reason. */
 #define LF_FLOW_FORWARD 0xff
 
-/** Create the flow table of worker w from [flow] (on the worker's socket). */
-int flow_stage_init(struct worker *w, const struct lf_flow_conf *conf, char *err, size_t errlen);
-
-/** Free it (NULL table allowed). */
-void flow_stage_free(struct worker *w);
+/**
+ * Create the flow table of worker index (on lcore, socket) from [flow].
+ * @return the table, or NULL with err naming the key and the cause.
+ */
+struct lf_flow_table *flow_stage_create(const struct lf_flow_conf *conf, unsigned int index,
+					unsigned int lcore, int socket, char *err, size_t errlen);
 
 /**
- * Look up the burst. The hits before the first miss are counted, forwarded
- * or dropped by their cached verdict; the packets from the first miss on are
- * moved to the front of pkts (and w->meta, with meta->fkey set) and their
- * number returned, for the rest of the pipeline.
+ * Look up a parsed burst (pkts, b->meta): build the keys, look them up.
+ * @return how many packets, from the first on, have a valid cached verdict.
  */
-uint16_t flow_stage_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
+uint16_t flow_stage_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * The flow lookup of a burst of plain IPv4 packets, fused with their check
+ * (fused.h); b->meta is filled as parse would.
+ * @return LF_REFUSED, having changed nothing, if a packet is not plain IPv4;
+ *         else what flow_stage_burst returns.
+ */
+uint16_t flow_stage_fused_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * Apply the cached verdicts of pkts[0..hits): forward (rewritten from the
+ * entry) or drop. The forwarded ones are compacted to the front for TX, to
+ * port b->out or (LF_OUT_MIXED) to each b->meta[i].out; their number is
+ * returned. plain: the packets passed the fused check (b->data is set).
+ */
+uint16_t flow_stage_hits(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t hits, bool plain);
+
+/**
+ * Move the misses, pkts[first..n), to the front of pkts and b->meta with
+ * meta.fkey pointing at their keys; returns n - first.
+ */
+uint16_t flow_stage_misses(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t first, uint16_t n);
 
 /** Cache "forward" for the packets the slow path is about to send. */
-void flow_learn_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
+void flow_stage_learn(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n);
 
-/** Cache drop verdict reason for the flow of meta (slow path only). */
-void flow_learn_drop(struct worker *w, const struct rte_mbuf *m, const struct lf_meta *meta,
-		     enum lf_drop reason);
-
-/**
- * Drop a packet for a reason the tables decided (ACL, FIB, next hop): with
- * a flow table the reason is cached for its flow as well.
- */
-static inline void
-lf_drop_decided(struct worker *w, struct rte_mbuf *m, const struct lf_meta *meta,
-		enum lf_drop reason)
-{
-	if (w->flows != NULL)
-		flow_learn_drop(w, m, meta, reason);
-	lf_drop(w, m, reason);
-}
+/** Cache the drop verdicts the slow path's stages noted (lf_burst_drop_decided). */
+void flow_stage_learn_decided(struct lf_burst *b);
 
 /**
  * Entries examined per aging slice, one slice every LF_FLOW_EXPIRE_US: a
@@ -76,8 +90,5 @@ lf_drop_decided(struct worker *w, struct rte_mbuf *m, const struct lf_meta *meta
  */
 #define LF_FLOW_EXPIRE_BUDGET 256
 #define LF_FLOW_EXPIRE_US 100
-
-/** Housekeeping between bursts: age out idle flows a little at a time. */
-void flow_stage_expire(struct worker *w, uint64_t now, unsigned int budget);
 
 #endif /* LF_FLOW_STAGE_H */

@@ -20,7 +20,7 @@
 #include "cksum.h"
 
 #include "config.h"
-#include "worker.h"
+#include "dp.h"
 
 /**
  * Build the next-hop table read by workers: entry id holds the MACs and the
@@ -38,8 +38,7 @@ void rewrite_free(struct lf_nh *table);
  * the TTL, protocol and checksum are one 32-bit word and the whole update is
  * one add (lf_ipv4_ttl_cksum_dec_le). Otherwise the TTL/protocol word is
  * loaded and stored whole: a byte store to the TTL followed by a 16-bit load
- * of the same word defeats store forwarding (measured: 60% of the rewrite
- * stage's samples).
+ * of the same word defeats store forwarding (docs/perf-history.md).
  */
 static inline void
 lf_ipv4_ttl_dec(struct rte_ipv4_hdr *ip)
@@ -111,7 +110,11 @@ lf_rewrite_packet(struct rte_mbuf *m, struct lf_meta *meta, const void *macs, ui
 	meta->out = out;
 }
 
-/** Rewrite the burst; returns packets that go on with meta[i].out set. */
-uint16_t rewrite_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
+/**
+ * The rewrite stage: rewrite each packet for its next hop (meta[i].nh);
+ * returns the packets that go on, with meta[i].out set. A next hop without
+ * a [nexthop] section is a no_nexthop drop.
+ */
+uint16_t rewrite_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n);
 
 #endif /* LF_REWRITE_H */

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * FIB stage: bulk longest-prefix match of the whole burst, IPv4 with rte_fib
- * (DIR24_8) and IPv6 with rte_fib6 (trie). Writes the next-hop id into
- * w->meta[i].nh and drops packets with no route.
+ * The FIBs: IPv4 with rte_fib (DIR24_8) and IPv6 with rte_fib6 (trie),
+ * built from route tables and read by the FIB stage (fib_stage.h).
  */
 #ifndef LF_FIB_H
 #define LF_FIB_H
@@ -16,7 +15,6 @@
 
 #include "config.h"
 #include "route.h"
-#include "worker.h"
 
 /** Value the FIB returns when no prefix matches. */
 #define LF_NH_NONE 0x7fffu
@@ -42,8 +40,5 @@ int fib_init(struct lf_fib *fib, const struct lf_routes_conf *conf, int socket,
 	     const struct lf_route_table *r4, const struct lf_route_table *r6, char *err,
 	     size_t errlen);
 void fib_free(struct lf_fib *fib);
-
-/** Look up the burst; returns the packets that have a route. */
-uint16_t fib_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n);
 
 #endif /* LF_FIB_H */

@@ -39,8 +39,6 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
-struct lf_meta;
-
 /**
  * Flow key: 48 bytes, fixed layout, every unused byte zero so that two keys
  * are equal exactly when memcmp() says so. Addresses are in network byte
@@ -147,11 +145,12 @@ struct lf_flow_stats {
 struct lf_flow_table;
 
 /**
- * Build the key of a parsed packet from its meta (l3_off, l4_off, af,
- * l4_proto). Ports are read for UDP, TCP and SCTP when meta->l4_off != 0.
+ * Build the key of a parsed packet: family af (4 or 6), upper-layer
+ * protocol l4_proto, IP header at l3_off, L4 header at l4_off (0: none).
+ * Ports are read for UDP, TCP and SCTP when l4_off != 0.
  */
-void lf_flow_key_from_pkt(const struct rte_mbuf *m, const struct lf_meta *meta, uint16_t in_port,
-			  uint16_t vlan, struct lf_flow_key *k);
+void lf_flow_key_from_pkt(const struct rte_mbuf *m, uint8_t af, uint8_t l4_proto, uint16_t l3_off,
+			  uint16_t l4_off, uint16_t in_port, uint16_t vlan, struct lf_flow_key *k);
 
 /**
  * The key lf_flow_key_from_pkt() gives an IPv4 packet, from its fields

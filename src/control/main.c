@@ -82,17 +82,16 @@ workers_create(struct lf_app *a, char *err, size_t errlen)
 		w->index = i;
 		w->socket = socket;
 		w->burst = cfg->pipeline.burst;
-		w->prefetch = cfg->pipeline.prefetch_distance;
+		w->b.flow_prefetch_distance = cfg->pipeline.prefetch_distance;
 		w->drain_tsc = (rte_get_tsc_hz() + 999999) / 1000000 * cfg->pipeline.tx_drain_us;
-		tables_adopt(w, a->tables);
+		worker_adopt(w, a->tables);
 		w->hwclk = a->hwclk;
 		w->ts_off = a->ts_off;
 		w->ts_flag = a->ts_flag;
 		if (cfg->flow.enabled) {
-			int ret = flow_stage_init(w, &cfg->flow, err, errlen);
-
-			if (ret != 0)
-				return ret;
+			w->flows = flow_stage_create(&cfg->flow, i, w->lcore, socket, err, errlen);
+			if (w->flows == NULL)
+				return -ENOMEM;
 			w->flow_expire_period = rte_get_tsc_hz() / 1000000 * LF_FLOW_EXPIRE_US;
 			LF_LOG(INFO, main,
 			       "flow table of lcore %u: %u flows, %.1f MiB on socket %d", w->lcore,
@@ -105,12 +104,12 @@ workers_create(struct lf_app *a, char *err, size_t errlen)
 			w->rxq[k].port_idx = wc->rxq[k].port;
 			w->rxq[k].port_id = a->ports[wc->rxq[k].port].port_id;
 			w->rxq[k].queue_id = wc->rxq[k].queue;
-			w->rxq[k].prefetch = a->ports[wc->rxq[k].port].rx_prefetch;
+			w->rxq[k].prefetch_distance = a->ports[wc->rxq[k].port].prefetch_distance;
 		}
-		w->n_tx = cfg->n_ports;
+		w->tx.n_ports = cfg->n_ports;
 		for (p = 0; p < cfg->n_ports; p++) {
-			w->tx[p].port_id = a->ports[p].port_id;
-			w->tx[p].queue_id = i;
+			w->tx.buf[p].port_id = a->ports[p].port_id;
+			w->tx.buf[p].queue_id = i;
 		}
 	}
 	return 0;
@@ -261,6 +260,11 @@ main(int argc, char **argv)
 		LF_LOG(ERR, main, "cannot allocate the latency histograms");
 		goto out_workers;
 	}
+	for (i = 0; i < app.n_workers; i++)
+		worker_ready(app.workers[i]);
+	if (app.cfg.flow.enabled && app.tables->acl == NULL && app.tables->acl6 == NULL)
+		LF_LOG(NOTICE, main,
+		       "[flow]: no [acl] to put the flow cache in front of; it stays idle until a reload brings one (a FIB lookup alone is cheaper than a cache hit)");
 	telemetry_init(&app);
 
 	memset(&sa, 0, sizeof(sa));
@@ -309,7 +313,7 @@ out_workers:
 	port_close_all(&app);
 	latency_free(&app);
 	for (i = 0; i < app.n_workers; i++) {
-		flow_stage_free(app.workers[i]);
+		lf_flow_free(app.workers[i]->flows);
 		rte_free(app.workers[i]);
 	}
 	app.n_workers = 0;

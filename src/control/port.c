@@ -96,7 +96,8 @@ probe_ports(struct lf_app *app, char *err, size_t errlen)
 			return ret;
 		}
 		snprintf(port->driver, sizeof(port->driver), "%s", info.driver_name);
-		port->rx_prefetch = lf_rx_prefetch(&app->cfg.pipeline, port->driver, pc->devargs);
+		port->prefetch_distance =
+			lf_rx_prefetch(&app->cfg.pipeline, port->driver, pc->devargs);
 	}
 	return 0;
 }
@@ -315,7 +316,7 @@ port_init_one(struct lf_app *app, unsigned int p, char *err, size_t errlen)
 	       "port %s (%s, ethdev %u, driver %s, socket %d): %u RX / %u TX queues of %u / %u descriptors, IPv4 checksum %s, packet data prefetch %u",
 	       pc->name, pc->devname, id, info.driver_name, port->socket, pc->rx_queues,
 	       pc->tx_queues, nb_rxd, nb_txd, port->rx_ipv4_cksum ? "offloaded" : "in software",
-	       port->rx_prefetch);
+	       port->prefetch_distance);
 	return 0;
 
 fail_call:

@@ -119,15 +119,3 @@ tables_free(struct lf_tables *t)
 	fib_free(&t->fib);
 	rte_free(t);
 }
-
-void
-tables_adopt(struct worker *w, const struct lf_tables *t)
-{
-	w->fib = &t->fib;
-	w->acl = t->acl;
-	w->acl6 = t->acl6;
-	w->nh_table = t->nh_table;
-	w->nh_count = t->nh_count;
-	w->gen = t->gen;
-	w->cur_tables = t;
-}

@@ -147,7 +147,7 @@ tel_info_locked(const char *cmd __rte_unused, const char *params __rte_unused,
 		rte_tel_data_start_dict(pd);
 		rte_tel_data_add_dict_string(pd, "device", cfg->ports[p].devname);
 		rte_tel_data_add_dict_string(pd, "driver", port->driver);
-		rte_tel_data_add_dict_u64(pd, "rx_prefetch", port->rx_prefetch);
+		rte_tel_data_add_dict_u64(pd, "rx_prefetch", port->prefetch_distance);
 		rte_tel_data_add_dict_u64(pd, "port_id", port->port_id);
 		rte_tel_data_add_dict_int(pd, "socket", port->socket);
 		rte_tel_data_add_dict_string(pd, "mac", mac);

@@ -14,7 +14,6 @@
 
 #include "acl.h"
 #include "acl_stage.h"
-#include "flow_stage.h"
 
 /* Ports of a UDP or TCP packet whose L4 header parse found; 0 otherwise. */
 static inline void
@@ -34,7 +33,7 @@ key_ports(const struct lf_meta *meta, const uint8_t *data, uint16_t *sport, uint
 
 /* Classify n keys with acl and mark the denied packets (by burst index). */
 static inline void
-classify_mark(struct worker *w, const struct acl_ctx *acl, const uint8_t **data, uint32_t *res,
+classify_mark(uint8_t *deny, const struct acl_ctx *acl, const uint8_t **data, uint32_t *res,
 	      const uint16_t *idx, uint16_t n)
 {
 	uint16_t i;
@@ -46,65 +45,80 @@ classify_mark(struct worker *w, const struct acl_ctx *acl, const uint8_t **data,
 	}
 	for (i = 0; i < n; i++)
 		if (acl_action(acl, res[i]) == ACL_DENY)
-			w->acl_deny[idx[i]] = 1;
+			deny[idx[i]] = 1;
 }
 
+/*
+ * The stage's own scratch, on the stack: keys, their packets' burst indexes
+ * and the classifier's results, per family.
+ */
+struct acl_scratch {
+	struct acl_key key[LF_BURST_MAX];
+	const uint8_t *data[LF_BURST_MAX];
+	uint32_t res[LF_BURST_MAX];
+	uint16_t idx[LF_BURST_MAX];
+	struct acl6_key key6[LF_BURST_MAX];
+	const uint8_t *data6[LF_BURST_MAX];
+	uint32_t res6[LF_BURST_MAX];
+	uint16_t idx6[LF_BURST_MAX];
+	uint8_t deny[LF_BURST_MAX];
+};
+
 uint16_t
-acl_stage_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
+acl_stage_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 {
-	const struct acl_ctx *acl4 = w->acl, *acl6 = w->acl6;
+	const struct acl_ctx *acl4 = b->view.acl, *acl6 = b->view.acl6;
+	struct acl_scratch s;
 	uint16_t i, k, n4 = 0, n6 = 0;
 
+	if (acl4 == NULL && acl6 == NULL)
+		return n;
 	for (i = 0; i < n; i++) {
-		const struct lf_meta *meta = &w->meta[i];
+		const struct lf_meta *meta = &b->meta[i];
 		const uint8_t *data = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
 
 		if (meta->af == 4 && acl4 != NULL) {
 			const struct rte_ipv4_hdr *ip =
 				(const struct rte_ipv4_hdr *)(data + meta->l3_off);
-			struct acl_key *key = &w->acl_key[n4];
+			struct acl_key *key = &s.key[n4];
 
 			key->proto = meta->l4_proto;
 			key->src = ip->src_addr;
 			key->dst = ip->dst_addr;
 			key_ports(meta, data, &key->sport, &key->dport);
-			w->acl_data[n4] = (const uint8_t *)key;
-			w->acl_idx[n4] = i;
+			s.data[n4] = (const uint8_t *)key;
+			s.idx[n4] = i;
 			n4++;
 		} else if (meta->af == 6 && acl6 != NULL) {
 			const struct rte_ipv6_hdr *ip =
 				(const struct rte_ipv6_hdr *)(data + meta->l3_off);
-			struct acl6_key *key = &w->acl6_key[n6];
+			struct acl6_key *key = &s.key6[n6];
 
 			/* The upper-layer protocol, after any extension headers. */
 			key->proto = meta->l4_proto;
 			memcpy(key->src, ip->src_addr, sizeof(key->src));
 			memcpy(key->dst, ip->dst_addr, sizeof(key->dst));
 			key_ports(meta, data, &key->sport, &key->dport);
-			w->acl6_data[n6] = (const uint8_t *)key;
-			w->acl6_idx[n6] = i;
+			s.data6[n6] = (const uint8_t *)key;
+			s.idx6[n6] = i;
 			n6++;
 		}
 	}
 	if (n4 == 0 && n6 == 0)
 		return n;
+	memset(s.deny, 0, n);
 	if (n4 != 0)
-		classify_mark(w, acl4, w->acl_data, w->acl_res, w->acl_idx, n4);
+		classify_mark(s.deny, acl4, s.data, s.res, s.idx, n4);
 	if (n6 != 0)
-		classify_mark(w, acl6, w->acl6_data, w->acl6_res, w->acl6_idx, n6);
+		classify_mark(s.deny, acl6, s.data6, s.res6, s.idx6, n6);
 
 	/* Compact pkts and meta to the packets that pass, in one pass. */
 	for (i = 0, k = 0; i < n; i++) {
-		if (unlikely(w->acl_deny[i])) {
-			w->acl_deny[i] = 0;
-			lf_drop_decided(w, pkts[i], &w->meta[i], LF_DROP_ACL_DENY);
+		if (unlikely(s.deny[i])) {
+			lf_burst_drop_decided(b, pkts[i], &b->meta[i], LF_DROP_ACL_DENY);
 			continue;
 		}
-		if (k != i) {
-			pkts[k] = pkts[i];
-			w->meta[k] = w->meta[i];
-		}
-		k++;
+		k = lf_burst_keep(b, pkts, i, k);
 	}
 	return k;
 }

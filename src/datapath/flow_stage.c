@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Flow stage: cached ACL + FIB decisions per flow (include/flow_stage.h). */
+/* Flow stage: cached ACL + FIB verdicts per flow (include/datapath/flow_stage.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,38 +9,31 @@
 #include <rte_ether.h>
 
 #include "flow_stage.h"
+#include "fused.h"
 #include "rewrite.h"
-#include "tx.h"
 
-int
-flow_stage_init(struct worker *w, const struct lf_flow_conf *conf, char *err, size_t errlen)
+struct lf_flow_table *
+flow_stage_create(const struct lf_flow_conf *conf, unsigned int index, unsigned int lcore,
+		  int socket, char *err, size_t errlen)
 {
 	char name[32];
 	struct lf_flow_params p = {
 		.name = name,
 		.capacity = conf->entries,
-		.socket = w->socket,
+		.socket = socket,
 		.idle_timeout_tsc = rte_get_tsc_hz() / 1000 * conf->idle_timeout_ms,
 		.evict = conf->evict ? LF_FLOW_EVICT_OLDEST : LF_FLOW_EVICT_NONE,
 		.layout = conf->fat ? LF_FLOW_LAYOUT_FAT : LF_FLOW_LAYOUT_HOTCOLD,
 	};
+	struct lf_flow_table *t;
 
-	snprintf(name, sizeof(name), "lf_flow_w%u", w->index);
-	w->flows = lf_flow_create(&p);
-	if (w->flows == NULL) {
+	snprintf(name, sizeof(name), "lf_flow_w%u", index);
+	t = lf_flow_create(&p);
+	if (t == NULL)
 		snprintf(err, errlen,
 			 "[flow] entries = %u: cannot create the flow table of lcore %u on socket %d: %s",
-			 conf->entries, w->lcore, w->socket, rte_strerror(rte_errno));
-		return -rte_errno;
-	}
-	return 0;
-}
-
-void
-flow_stage_free(struct worker *w)
-{
-	lf_flow_free(w->flows);
-	w->flows = NULL;
+			 conf->entries, lcore, socket, rte_strerror(rte_errno));
+	return t;
 }
 
 /* Outer VLAN id of a parsed packet, 0 if untagged. */
@@ -55,14 +48,34 @@ flow_vlan(const struct rte_mbuf *m, const struct lf_meta *meta)
 	return rte_be_to_cpu_16(tci) & 0xfff;
 }
 
-uint16_t
-flow_stage_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
+/* Look up the keys b->flow_keys[0..n) (hashed into hash[] when prefetching)
+ * and count the leading valid hits. */
+static inline uint16_t
+flow_lookup(struct lf_burst *b, const uint64_t *hash, uint16_t n)
 {
-	struct lf_flow_table *t = w->flows;
-	struct lf_meta *meta = w->meta;
-	const uint32_t gen = w->gen;
+	const uint16_t dist = b->flow_prefetch_distance;
+	const uint32_t gen = b->view.gen;
+	uint16_t first;
+
+	if (dist != 0)
+		lf_flow_lookup_burst_hashed(b->flows, b->flow_keys, hash, n, dist, b->rx_tsc,
+					    b->flow_hit);
+	else
+		lf_flow_lookup_burst(b->flows, b->flow_keys, n, 0, b->rx_tsc, b->flow_hit);
+	for (first = 0; first < n; first++) {
+		const struct lf_flow_hot *e = b->flow_hit[first];
+
+		if (e == NULL || !lf_flow_verdict_valid(e, gen))
+			break;
+	}
+	return first;
+}
+
+uint16_t
+flow_stage_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
+{
 	uint64_t hash[LF_BURST_MAX];
-	uint16_t i, first, hit = 0;
+	uint16_t i;
 
 	/*
 	 * Build the keys; with prefetch on, hash each one and prefetch its
@@ -71,91 +84,107 @@ flow_stage_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 	 * for the lookup to start.
 	 */
 	for (i = 0; i < n; i++) {
-		lf_flow_key_from_pkt(pkts[i], &meta[i], w->rx_port, flow_vlan(pkts[i], &meta[i]),
-				     &w->flow_keys[i]);
-		if (w->prefetch != 0)
-			hash[i] = lf_flow_hash_prefetch(t, &w->flow_keys[i]);
-	}
-	if (w->prefetch != 0)
-		lf_flow_lookup_burst_hashed(t, w->flow_keys, hash, n, w->prefetch, w->rx_tsc,
-					    w->flow_hit);
-	else
-		lf_flow_lookup_burst(t, w->flow_keys, n, 0, w->rx_tsc, w->flow_hit);
+		const struct lf_meta *meta = &b->meta[i];
 
-	/*
-	 * The packets up to the first miss (or stale verdict) take their cached
-	 * verdict; from the first miss on, all go down the slow path, so that
-	 * the output keeps the input order (a warm table makes whole bursts of
-	 * hits; a new flow sends the rest of its burst the slow way).
-	 */
-	for (first = 0; first < n; first++) {
-		const struct lf_flow_hot *e = w->flow_hit[first];
-
-		if (e == NULL || !lf_flow_verdict_valid(e, gen))
-			break;
+		lf_flow_key_from_pkt(pkts[i], meta->af, meta->l4_proto, meta->l3_off, meta->l4_off,
+				     b->rx_port, flow_vlan(pkts[i], meta), &b->flow_keys[i]);
+		if (b->flow_prefetch_distance != 0)
+			hash[i] = lf_flow_hash_prefetch(b->flows, &b->flow_keys[i]);
 	}
-	for (i = 0; i < first; i++) {
-		struct lf_flow_hot *e = w->flow_hit[i];
+	return flow_lookup(b, hash, n);
+}
+
+uint16_t
+flow_stage_fused_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint64_t hash[LF_BURST_MAX];
+	uint16_t n8;
+
+	if (!lf_fused_check(b, pkts, n, &n8, hash, true))
+		return LF_REFUSED;
+	return flow_lookup(b, hash, n);
+}
+
+uint16_t
+flow_stage_hits(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t hits, bool plain)
+{
+	uint16_t i, k, out = 0, out_or = 0, out_and = UINT16_MAX;
+
+	for (i = 0, k = 0; i < hits; i++) {
+		struct lf_flow_hot *e = b->flow_hit[i];
 		struct rte_mbuf *m = pkts[i];
 
+		lf_flow_count(e, m->pkt_len);
 		if (unlikely(e->action != LF_FLOW_FORWARD)) {
-			lf_flow_count(e, m->pkt_len);
-			lf_drop(w, m, (enum lf_drop)e->action);
+			lf_burst_drop(b, m, (enum lf_drop)e->action);
 			continue;
 		}
-		lf_rewrite_packet(m, &meta[i], &e->dst_mac, e->out_port);
-		lf_flow_count(e, m->pkt_len);
-		pkts[hit] = m;
-		meta[hit++] = meta[i];
+		out = e->out_port;
+		if (plain)
+			lf_rewrite_ipv4_plain_at(b->data[i], &e->dst_mac);
+		else
+			lf_rewrite_packet(m, &b->meta[i], &e->dst_mac, out);
+		b->meta[k].out = out;
+		out_or |= out;
+		out_and &= out;
+		pkts[k++] = m;
 	}
-	if (hit != 0)
-		tx_burst(w, pkts, hit);
-	/* The rest go on through the slow path; their keys stay where they are. */
-	for (i = first; i < n; i++) {
-		pkts[i - first] = pkts[i];
-		meta[i - first] = meta[i];
-		meta[i - first].fkey = i;
+	/* All to one port (out_or == out_and): TX takes them as they are. */
+	b->out = out_or == out_and ? out : LF_OUT_MIXED;
+	return k;
+}
+
+uint16_t
+flow_stage_misses(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t first, uint16_t n)
+{
+	uint16_t i, k;
+
+	/* meta[i] for i >= first is untouched by the hits, which only fill
+	 * meta[0..first); the keys stay where they are. */
+	for (i = first, k = 0; i < n; i++, k++) {
+		pkts[k] = pkts[i];
+		b->meta[k] = b->meta[i];
+		b->meta[k].fkey = i;
 	}
-	return n - first;
+	return k;
 }
 
 void
-flow_learn_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
+flow_stage_learn(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 {
-	const struct lf_meta *meta = w->meta;
+	const struct lf_meta *meta = b->meta;
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
 		struct lf_flow_hot *e =
-			lf_flow_insert(w->flows, &w->flow_keys[meta[i].fkey], w->rx_tsc);
+			lf_flow_insert(b->flows, &b->flow_keys[meta[i].fkey], b->rx_tsc);
 
 		if (e == NULL)
 			continue; /* Table full: counted as overflow; forwarded anyway. */
-		e->gen = w->gen;
+		e->gen = b->view.gen;
 		e->action = LF_FLOW_FORWARD;
 		e->out_port = meta[i].out;
 		/* The rewrite stage took these from the next hop meta[i].nh. */
-		memcpy(&e->dst_mac, &w->nh_table[meta[i].nh].dst, 2 * RTE_ETHER_ADDR_LEN);
+		memcpy(&e->dst_mac, &b->view.nh_table[meta[i].nh].dst, 2 * RTE_ETHER_ADDR_LEN);
 		lf_flow_count(e, pkts[i]->pkt_len);
 	}
 }
 
 void
-flow_learn_drop(struct worker *w, const struct rte_mbuf *m, const struct lf_meta *meta,
-		enum lf_drop reason)
+flow_stage_learn_decided(struct lf_burst *b)
 {
-	struct lf_flow_hot *e = lf_flow_insert(w->flows, &w->flow_keys[meta->fkey], w->rx_tsc);
+	uint16_t i;
 
-	if (e == NULL)
-		return;
-	e->gen = w->gen;
-	e->action = reason;
-	e->out_port = LF_NH_INVALID;
-	lf_flow_count(e, m->pkt_len);
-}
+	for (i = 0; i < b->n_decided; i++) {
+		const struct lf_decided *d = &b->decided[i];
+		struct lf_flow_hot *e = lf_flow_insert(b->flows, &b->flow_keys[d->fkey], b->rx_tsc);
 
-void
-flow_stage_expire(struct worker *w, uint64_t now, unsigned int budget)
-{
-	lf_flow_expire(w->flows, now, budget);
+		if (e == NULL)
+			continue;
+		e->gen = b->view.gen;
+		e->action = d->reason;
+		e->out_port = LF_NH_INVALID;
+		lf_flow_count(e, d->pkt_len);
+	}
+	b->n_decided = 0;
 }

@@ -84,6 +84,7 @@ parse_ipv4(struct rte_mbuf *m, const uint8_t *data, unsigned int len, struct lf_
 		return LF_DROP_TTL_EXPIRED;
 
 	meta->af = 4;
+	meta->kind = LF_KIND_IP;
 	meta->l4_proto = ip->next_proto_id;
 	meta->l4_off = 0;
 	/* Only the first fragment carries the L4 header. */
@@ -117,6 +118,7 @@ parse_ipv6(struct rte_mbuf *m, const uint8_t *data, unsigned int len, struct lf_
 		return LF_DROP_TTL_EXPIRED;
 
 	meta->af = 6;
+	meta->kind = LF_KIND_IP;
 	meta->l4_off = 0;
 	nxt = ip->proto;
 	off = meta->l3_off + sizeof(*ip);
@@ -213,23 +215,23 @@ parse_packet(struct rte_mbuf *m, struct lf_meta *meta, int *sw_cksum)
 /* Everything the fast path does not take, out of line so the burst loop
  * keeps its registers. Returns the drop reason or NO_DROP. */
 static __rte_noinline int
-parse_slow(struct worker *w, struct rte_mbuf *m, struct lf_meta *meta)
+parse_slow(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta)
 {
 	int sw = 0;
 	int reason = parse_one(m, meta, &sw);
 
-	w->n_cksum_sw += sw;
+	b->n_cksum_sw += sw;
 	return reason;
 }
 
 uint16_t
-parse_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
+parse_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 {
-	const uint16_t dist = w->data_prefetch;
+	const uint16_t dist = b->prefetch_distance;
 	uint64_t sw = 0;
 	uint16_t i, k = 0;
 
-	w->n_cksum_sw = 0;
+	b->n_cksum_sw = 0;
 	for (i = 0; i < dist && i < n; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 
@@ -241,18 +243,20 @@ parse_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
 
 		if (dist != 0 && i + dist < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + dist], void *));
-		fast = parse_ipv4_fast(m, &w->meta[k], &dst);
+		fast = parse_ipv4_fast(m, &b->meta[k], &dst);
 		if (likely(fast != 0)) {
 			sw += fast - 1;
 			pkts[k++] = m;
 			continue;
 		}
-		reason = parse_slow(w, m, &w->meta[k]);
+		reason = parse_slow(b, m, &b->meta[k]);
 		if (likely(reason == NO_DROP))
 			pkts[k++] = m;
+		else if (reason == LF_DROP_NON_IP)
+			lf_burst_divert(b, m, &b->meta[k], LF_KIND_OTHER);
 		else
-			lf_drop(w, m, reason);
+			lf_burst_drop(b, m, reason);
 	}
-	LF_STAT_ADD(w->stats.ipv4_cksum_sw, sw + w->n_cksum_sw);
+	LF_STAT_ADD(b->stats->ipv4_cksum_sw, sw + b->n_cksum_sw);
 	return k;
 }

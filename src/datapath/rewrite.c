@@ -13,7 +13,6 @@
 #include <rte_mbuf.h>
 
 #include "cksum.h"
-#include "flow_stage.h"
 #include "rewrite.h"
 
 struct lf_nh *
@@ -53,27 +52,22 @@ rewrite_free(struct lf_nh *table)
 }
 
 uint16_t
-rewrite_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
+rewrite_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 {
-	const struct lf_nh *table = w->nh_table;
-	const uint32_t count = w->nh_count;
-	struct lf_meta *meta = w->meta;
+	const struct lf_nh *table = b->view.nh_table;
+	const uint32_t count = b->view.nh_count;
+	struct lf_meta *meta = b->meta;
 	uint16_t i, k = 0;
 
 	for (i = 0; i < n; i++) {
-		const struct lf_nh *nh;
+		const unsigned int out = lf_nh_out(table, count, meta[i].nh);
 
-		if (unlikely(meta[i].nh >= count || table[meta[i].nh].out == LF_NH_INVALID)) {
-			lf_drop_decided(w, pkts[i], &meta[i], LF_DROP_NO_NEXTHOP);
+		if (unlikely(out == LF_NH_INVALID)) {
+			lf_burst_drop_decided(b, pkts[i], &meta[i], LF_DROP_NO_NEXTHOP);
 			continue;
 		}
-		nh = &table[meta[i].nh];
-		lf_rewrite_packet(pkts[i], &meta[i], &nh->dst, nh->out);
-		if (k != i) {
-			pkts[k] = pkts[i];
-			meta[k] = meta[i];
-		}
-		k++;
+		lf_rewrite_packet(pkts[i], &meta[i], &table[meta[i].nh].dst, out);
+		k = lf_burst_keep(b, pkts, i, k);
 	}
 	return k;
 }

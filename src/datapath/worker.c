@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The run-to-completion worker loop: poll each owned RX queue, run the burst
- * through parse -> ACL -> FIB -> rewrite -> TX, account busy and idle TSC cycles and
- * packets per poll, and drain partial TX buffers.
+ * The run-to-completion worker loop: poll each owned RX queue, hand the
+ * burst to the pipeline, account busy and idle TSC cycles and packets per
+ * poll, drain partial TX buffers, adopt new table generations and age flows
+ * between iterations.
  */
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -11,14 +12,10 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_rcu_qsbr.h>
 
-#include "acl_stage.h"
-#include "fastpath.h"
-#include "fib.h"
 #include "flow_stage.h"
 #include "hwclock.h"
 #include "lf_log.h"
-#include "parse.h"
-#include "rewrite.h"
+#include "pipeline.h"
 #include "tables.h"
 #include "tx.h"
 #include "worker.h"
@@ -29,62 +26,46 @@ const char *const lf_drop_names[LF_DROP_COUNT] = {
 #undef X
 };
 
-void
-worker_process_staged(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
+/* The flow cache fronts only an ACL: a FIB lookup alone costs less than a
+ * cache lookup (docs/pipeline-scale.md), so without one it stays idle. */
+static void
+worker_flows_update(struct worker *w)
 {
-	n = parse_burst(w, pkts, n);
-	if (w->flows != NULL && likely(n != 0))
-		n = flow_stage_burst(w, pkts, n);
-	worker_slow_tail(w, pkts, n);
-	lf_drops_flush(w);
+	const bool acl = w->b.view.acl != NULL || w->b.view.acl6 != NULL;
+
+	w->b.flows = acl ? w->flows : NULL;
 }
 
 void
-worker_slow_tail(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
+worker_ready(struct worker *w)
 {
-	if ((w->acl != NULL || w->acl6 != NULL) && likely(n != 0))
-		n = acl_stage_burst(w, pkts, n);
-	if (likely(n != 0))
-		n = fib_burst(w, pkts, n);
-	if (likely(n != 0))
-		n = rewrite_burst(w, pkts, n);
-	if (w->flows != NULL && n != 0)
-		flow_learn_burst(w, pkts, n);
-	if (likely(n != 0))
-		tx_burst(w, pkts, n);
+	w->b.stats = &w->stats;
+	w->tx.stats = &w->stats;
+	w->tx.burst = w->burst;
+	w->tx.latency = w->latency;
+	w->tx.lat = w->lat[w->lat_cur];
+	worker_flows_update(w);
 }
 
 void
-worker_process_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
+worker_adopt(struct worker *w, const struct lf_tables *t)
 {
-	if (likely(w->flows != NULL ? fastpath_flow_burst(w, pkts, n)
-				    : fastpath_burst(w, pkts, n))) {
-		lf_drops_flush(w);
-		return;
-	}
-	worker_process_staged(w, pkts, n);
+	w->b.view.fib = &t->fib;
+	w->b.view.acl = t->acl;
+	w->b.view.acl6 = t->acl6;
+	w->b.view.nh_table = t->nh_table;
+	w->b.view.nh_count = t->nh_count;
+	w->b.view.gen = t->gen;
+	w->cur_tables = t;
+	worker_flows_update(w);
 }
 
 void
 worker_flush_tx(struct worker *w)
 {
-	unsigned int i;
-
-	for (i = 0; i < w->n_tx; i++)
-		tx_flush(w, &w->tx[i]);
-	if (w->lat_pend_n != 0)
-		worker_lat_record(w, rte_rdtsc());
-}
-
-void
-worker_lat_record(struct worker *w, uint64_t now)
-{
-	struct lf_hist *h = w->lat[w->lat_cur];
-	unsigned int i;
-
-	for (i = 0; i < w->lat_pend_n; i++)
-		lf_hist_record_n(h, now - w->lat_pend[i].rx_tsc, w->lat_pend[i].n);
-	w->lat_pend_n = 0;
+	tx_flush_all(&w->tx);
+	if (w->tx.lat_pend_n != 0)
+		tx_lat_record(&w->tx, rte_rdtsc());
 }
 
 /*
@@ -102,8 +83,8 @@ worker_rx_time_hw(struct worker *w, const struct rte_mbuf *m, uint16_t port_idx)
 		return;
 	t = lf_hwclock_to_tsc(&w->hwclk[port_idx],
 			      *RTE_MBUF_DYNFIELD(m, w->ts_off, const rte_mbuf_timestamp_t *));
-	if (t < w->rx_tsc)
-		w->rx_tsc = t;
+	if (t < w->b.rx_tsc)
+		w->b.rx_tsc = t;
 	LF_STAT_ADD(w->stats.rx_hw_stamped, 1);
 }
 
@@ -119,8 +100,12 @@ worker_main(void *arg)
 	unsigned int q;
 
 	LF_LOG(INFO, worker,
-	       "worker %u on lcore %u (socket %d): %u RX queues, burst %u, flow prefetch %u",
-	       w->index, w->lcore, w->socket, w->n_rxq, w->burst, w->prefetch);
+	       "worker %u on lcore %u (socket %d): %u RX queues, burst %u, flow cache %s, flow prefetch %u",
+	       w->index, w->lcore, w->socket, w->n_rxq, w->burst,
+	       w->flows == NULL             ? "off"
+		       : w->b.flows != NULL ? "in front of the ACL"
+					    : "idle (no ACL)",
+	       w->b.flow_prefetch_distance);
 
 	if (w->qsv != NULL)
 		rte_rcu_qsbr_thread_online(w->qsv, w->index);
@@ -135,7 +120,7 @@ worker_main(void *arg)
 			const struct lf_tables *t = __atomic_load_n(w->tables, __ATOMIC_ACQUIRE);
 
 			if (unlikely(t != w->cur_tables))
-				tables_adopt(w, t);
+				worker_adopt(w, t);
 		}
 
 		for (q = 0; q < w->n_rxq; q++) {
@@ -148,8 +133,8 @@ worker_main(void *arg)
 				continue;
 			}
 			got += n;
-			w->rx_port = rq->port_idx;
-			w->data_prefetch = rq->prefetch;
+			w->b.rx_port = rq->port_idx;
+			w->b.prefetch_distance = rq->prefetch_distance;
 			/*
 			 * RX time. When the first queue's last poll filled a
 			 * whole burst, the ring was backlogged: these packets
@@ -160,28 +145,22 @@ worker_main(void *arg)
 			 * it), and so may a later queue's after the bursts
 			 * before it: read the TSC afresh.
 			 */
-			w->rx_tsc = q == 0 && backlog ? poll_tsc : rte_rdtsc();
+			w->b.rx_tsc = q == 0 && backlog ? poll_tsc : rte_rdtsc();
 			if (q == 0)
 				backlog = n == burst;
 			if (w->hwclk != NULL)
 				worker_rx_time_hw(w, pkts[0], rq->port_idx);
-			worker_process_burst(w, pkts, n);
+			pipeline_run(&w->b, &w->tx, pkts, n);
 		}
 		now = rte_rdtsc();
 		/* What this iteration sent has left: its residence ends now. */
-		if (w->lat_pend_n == 1) {
-			/* One run sent (the common case): recorded here, no call. */
-			lf_hist_record_n(w->lat[w->lat_cur], now - w->lat_pend[0].rx_tsc,
-					 w->lat_pend[0].n);
-			w->lat_pend_n = 0;
-		} else if (w->lat_pend_n != 0) {
-			worker_lat_record(w, now);
-		}
+		tx_lat_record(&w->tx, now);
 		poll_tsc = now;
 		LF_STAT_ADD(s->polls, w->n_rxq);
 		/* Between bursts: hand the latency buffer over if asked. */
 		if (unlikely(__atomic_load_n(&w->lat_req, __ATOMIC_ACQUIRE) != w->lat_ack)) {
 			w->lat_cur ^= 1;
+			w->tx.lat = w->lat[w->lat_cur];
 			__atomic_store_n(&w->lat_ack, w->lat_req, __ATOMIC_RELEASE);
 		}
 		if (got != 0) {
@@ -203,7 +182,7 @@ worker_main(void *arg)
 		}
 		/* Flow aging, a slice at a time: every ~100 us, busy or not. */
 		if (w->flows != NULL && now >= w->flow_expire_tsc) {
-			flow_stage_expire(w, now, LF_FLOW_EXPIRE_BUDGET);
+			lf_flow_expire(w->flows, now, LF_FLOW_EXPIRE_BUDGET);
 			w->flow_expire_tsc = now + w->flow_expire_period;
 			poll_tsc = rte_rdtsc();
 		}

@@ -14,7 +14,6 @@
 #include <rte_vect.h>
 
 #include "fib.h"
-#include "flow_stage.h"
 #include "lf_log.h"
 
 /*
@@ -161,77 +160,4 @@ fib_free(struct lf_fib *fib)
 	rte_fib6_free(fib->v6);
 	fib->v4 = NULL;
 	fib->v6 = NULL;
-}
-
-/* Compact away the packets without a route; returns how many are left. */
-static inline uint16_t
-fib_compact(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
-{
-	struct lf_meta *meta = w->meta;
-	uint16_t i, k;
-
-	for (i = 0, k = 0; i < n; i++) {
-		if (unlikely(meta[i].nh == LF_NH_NONE)) {
-			lf_drop_decided(w, pkts[i], &meta[i], LF_DROP_NO_ROUTE);
-			continue;
-		}
-		if (k != i) {
-			pkts[k] = pkts[i];
-			meta[k] = meta[i];
-		}
-		k++;
-	}
-	return k;
-}
-
-static inline uint32_t
-dst4(const struct rte_mbuf *m, const struct lf_meta *meta)
-{
-	const struct rte_ipv4_hdr *ip =
-		rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, meta->l3_off);
-
-	return rte_be_to_cpu_32(ip->dst_addr);
-}
-
-uint16_t
-fib_burst(struct worker *w, struct rte_mbuf **pkts, uint16_t n)
-{
-	struct lf_meta *meta = w->meta;
-	uint16_t i, j, n4 = 0, n6 = 0;
-
-	/* Common case, an all-IPv4 burst: keys and results are indexed like
-	 * the packets, no gather or scatter. */
-	for (i = 0; i < n && meta[i].af == 4; i++)
-		w->ip4[i] = dst4(pkts[i], &meta[i]);
-	if (likely(i == n)) {
-		rte_fib_lookup_bulk(w->fib->v4, w->ip4, w->nh4, n);
-		for (i = 0; i < n; i++)
-			meta[i].nh = w->nh4[i];
-		return fib_compact(w, pkts, n);
-	}
-
-	for (i = 0; i < n; i++) {
-		if (meta[i].af == 4) {
-			w->ip4[n4] = dst4(pkts[i], &meta[i]);
-			w->idx4[n4++] = i;
-		} else {
-			const struct rte_ipv6_hdr *ip =
-				rte_pktmbuf_mtod_offset(pkts[i], const struct rte_ipv6_hdr *,
-							meta[i].l3_off);
-
-			memcpy(w->ip6[n6], ip->dst_addr, 16);
-			w->idx6[n6++] = i;
-		}
-	}
-	if (n4 != 0) {
-		rte_fib_lookup_bulk(w->fib->v4, w->ip4, w->nh4, n4);
-		for (j = 0; j < n4; j++)
-			meta[w->idx4[j]].nh = w->nh4[j];
-	}
-	if (n6 != 0) {
-		rte_fib6_lookup_bulk(w->fib->v6, w->ip6, w->nh6, n6);
-		for (j = 0; j < n6; j++)
-			meta[w->idx6[j]].nh = w->nh6[j];
-	}
-	return fib_compact(w, pkts, n);
 }

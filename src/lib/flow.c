@@ -24,7 +24,10 @@
 #endif
 
 #include "flow.h"
-#include "worker.h"
+
+/* The owner is the only writer: a plain load and store, which readers on
+ * other threads see whole (never a locked read-modify-write). */
+#define FLOW_STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
 
 #define FLOW_SLOTS 8
 /* Keys a lookup pipelines at once; bursts are cut into chunks of this. */
@@ -76,32 +79,31 @@ _Static_assert(sizeof(struct lf_flow_cold) == RTE_CACHE_LINE_SIZE, "cold entry i
 _Static_assert(sizeof(struct lf_flow_bucket) == RTE_CACHE_LINE_SIZE, "bucket is one line");
 
 void
-lf_flow_key_from_pkt(const struct rte_mbuf *m, const struct lf_meta *meta, uint16_t in_port,
-		     uint16_t vlan, struct lf_flow_key *k)
+lf_flow_key_from_pkt(const struct rte_mbuf *m, uint8_t af, uint8_t l4_proto, uint16_t l3_off,
+		     uint16_t l4_off, uint16_t in_port, uint16_t vlan, struct lf_flow_key *k)
 {
 	const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
 
 	memset(k, 0, sizeof(*k));
-	k->af = meta->af;
-	k->proto = meta->l4_proto;
+	k->af = af;
+	k->proto = l4_proto;
 	k->in_port = in_port;
 	k->vlan = vlan;
-	if (meta->af == 4) {
-		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(data + meta->l3_off);
+	if (af == 4) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(data + l3_off);
 
 		memcpy(k->src, &ip->src_addr, 4);
 		memcpy(k->dst, &ip->dst_addr, 4);
 	} else {
-		const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)(data + meta->l3_off);
+		const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)(data + l3_off);
 
 		memcpy(k->src, ip6->src_addr, 16);
 		memcpy(k->dst, ip6->dst_addr, 16);
 	}
-	if (meta->l4_off != 0 &&
-	    (meta->l4_proto == IPPROTO_UDP || meta->l4_proto == IPPROTO_TCP ||
-	     meta->l4_proto == IPPROTO_SCTP)) {
+	if (l4_off != 0 &&
+	    (l4_proto == IPPROTO_UDP || l4_proto == IPPROTO_TCP || l4_proto == IPPROTO_SCTP)) {
 		/* All three start with the source and destination ports. */
-		const uint16_t *ports = (const uint16_t *)(data + meta->l4_off);
+		const uint16_t *ports = (const uint16_t *)(data + l4_off);
 
 		k->sport = ports[0];
 		k->dport = ports[1];
@@ -380,9 +382,9 @@ lookup_tmpl(struct lf_flow_table *t, const struct lf_flow_key *keys, const uint6
 		lookup_chunk(t, keys + base, hash != NULL ? hash + base : NULL,
 			     RTE_MIN((unsigned int)n - base, FLOW_CHUNK), d1, d2, time_of(now),
 			     out + base, &hits, fat);
-	LF_STAT_ADD(t->stats.lookups, n);
-	LF_STAT_ADD(t->stats.hits, hits);
-	LF_STAT_ADD(t->stats.misses, n - hits);
+	FLOW_STAT_ADD(t->stats.lookups, n);
+	FLOW_STAT_ADD(t->stats.hits, hits);
+	FLOW_STAT_ADD(t->stats.misses, n - hits);
 }
 
 static void
@@ -549,7 +551,7 @@ remove_entry(struct lf_flow_table *t, uint32_t idx)
 
 	unplace(t, c->bucket, c->slot);
 	t->free_idx[t->n_free++] = idx;
-	LF_STAT_ADD(t->stats.count, -1);
+	FLOW_STAT_ADD(t->stats.count, -1);
 }
 
 static inline bool
@@ -600,9 +602,9 @@ reclaim(struct lf_flow_table *t, uint32_t pb, uint32_t ab, uint32_t now)
 			return false;
 	}
 	if (is_idle(t, victim, now)) {
-		LF_STAT_ADD(t->stats.expired, 1);
+		FLOW_STAT_ADD(t->stats.expired, 1);
 	} else if (t->evict == LF_FLOW_EVICT_OLDEST) {
-		LF_STAT_ADD(t->stats.evictions, 1);
+		FLOW_STAT_ADD(t->stats.evictions, 1);
 	} else {
 		return false;
 	}
@@ -659,12 +661,12 @@ lf_flow_insert(struct lf_flow_table *t, const struct lf_flow_key *key, uint64_t 
 	c->key = *key;
 	c->created = now;
 	place(t, bi, (unsigned int)s, pb, sig, idx);
-	LF_STAT_ADD(t->stats.inserts, 1);
-	LF_STAT_ADD(t->stats.count, 1);
+	FLOW_STAT_ADD(t->stats.inserts, 1);
+	FLOW_STAT_ADD(t->stats.count, 1);
 	return e;
 
 overflow:
-	LF_STAT_ADD(t->stats.overflow, 1);
+	FLOW_STAT_ADD(t->stats.overflow, 1);
 	return NULL;
 }
 
@@ -678,7 +680,7 @@ lf_flow_delete(struct lf_flow_table *t, const struct lf_flow_key *key)
 		return -ENOENT;
 	c = lf_flow_cold_of(t, e);
 	remove_entry(t, t->bkt[c->bucket].idx[c->slot]);
-	LF_STAT_ADD(t->stats.deletes, 1);
+	FLOW_STAT_ADD(t->stats.deletes, 1);
 	return 0;
 }
 
@@ -700,7 +702,7 @@ lf_flow_expire(struct lf_flow_table *t, uint64_t now, unsigned int budget)
 			n++;
 		}
 	}
-	LF_STAT_ADD(t->stats.expired, n);
+	FLOW_STAT_ADD(t->stats.expired, n);
 	return n;
 }
 

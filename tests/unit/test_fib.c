@@ -43,7 +43,7 @@
 #include "fib.h"
 #include "lf_log.h"
 #include "route.h"
-#include "worker.h"
+#include "fib_stage.h"
 
 #define V4_FILE "ipv4-sample.txt"
 #define V6_FILE "ipv6-sample.txt"
@@ -886,7 +886,8 @@ test_fib_burst(void **state)
 	struct rte_mbuf *pkts[LF_BURST_MAX], *orig[LF_BURST_MAX];
 	uint32_t want[LF_BURST_MAX];
 	struct lf_fib fib;
-	struct worker *w;
+	struct lf_worker_stats stats;
+	struct lf_burst *b;
 	struct ref6 *ref;
 	uint32_t *a4;
 	ip6_t *a6;
@@ -896,9 +897,11 @@ test_fib_burst(void **state)
 	load_data();
 	if (!init_with(state, &fib, &t4, &t6))
 		return;
-	w = rte_zmalloc("lfut_worker", sizeof(*w), RTE_CACHE_LINE_SIZE);
-	assert_non_null(w);
-	w->fib = &fib;
+	memset(&stats, 0, sizeof(stats));
+	b = rte_zmalloc("lfut_burst", sizeof(*b), RTE_CACHE_LINE_SIZE);
+	assert_non_null(b);
+	b->stats = &stats;
+	b->view.fib = &fib;
 	ref = ref6_build(&t6);
 	a4 = addrs4(&t4, &n4);
 	a6 = addrs6(&t6, &n6);
@@ -907,7 +910,7 @@ test_fib_burst(void **state)
 
 		for (i = 0; i < n; i++) {
 			struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-			struct lf_meta *meta = &w->meta[i];
+			struct lf_meta *meta = &b->meta[i];
 			unsigned int tags = rnd() % 3;
 			uint8_t *d;
 
@@ -946,20 +949,20 @@ test_fib_burst(void **state)
 		kept = 0;
 		for (i = 0; i < n; i++)
 			kept += want[i] != LF_NH_NONE;
-		k = fib_burst(w, pkts, n);
+		k = fib_stage_burst(b, pkts, n);
 		assert_int_equal(k, kept);
 		for (i = 0, k = 0; i < n; i++) {
 			if (want[i] == LF_NH_NONE)
 				continue;
 			assert_ptr_equal(pkts[k], orig[i]);
-			assert_int_equal(w->meta[k].l4_off, i);
-			assert_int_equal(w->meta[k].nh, want[i]);
+			assert_int_equal(b->meta[k].l4_off, i);
+			assert_int_equal(b->meta[k].nh, want[i]);
 			k++;
 		}
 		n_drop += n - kept;
-		assert_int_equal(w->stats.drops[LF_DROP_NO_ROUTE], n_drop);
-		assert_int_equal(w->n_dropped, n - kept);
-		lf_drops_flush(w);
+		assert_int_equal(stats.drops[LF_DROP_NO_ROUTE], n_drop);
+		assert_int_equal(b->n_dropped, n - kept);
+		lf_burst_drops_flush(b);
 		rte_pktmbuf_free_bulk(pkts, kept);
 		assert_int_equal(rte_mempool_avail_count(pool), POOL_SIZE);
 	}
@@ -967,7 +970,7 @@ test_fib_burst(void **state)
 	free(a4);
 	free(a6);
 	free(ref);
-	rte_free(w);
+	rte_free(b);
 	fib_free(&fib);
 }
 

@@ -30,7 +30,7 @@
 #include "flow.h"
 #include "parse.h"
 #include "parse_fast.h"
-#include "worker.h"
+#include "dp.h"
 #include "lf_log.h"
 
 /* One unit of entry time. */
@@ -188,7 +188,7 @@ test_key_from_pkt(void **state)
 	ports[0] = rte_cpu_to_be_16(1234);
 	ports[1] = rte_cpu_to_be_16(80);
 	memset(&k, 0xaa, sizeof(k));
-	lf_flow_key_from_pkt(&m, &meta, 3, 100, &k);
+	lf_flow_key_from_pkt(&m, meta.af, meta.l4_proto, meta.l3_off, meta.l4_off, 3, 100, &k);
 	memset(&want, 0, sizeof(want));
 	want.af = 4;
 	want.proto = IPPROTO_UDP;
@@ -205,14 +205,14 @@ test_key_from_pkt(void **state)
 
 	/* ICMP and later fragments (l4_off 0) have no ports. */
 	meta.l4_proto = IPPROTO_ICMP;
-	lf_flow_key_from_pkt(&m, &meta, 3, 100, &k);
+	lf_flow_key_from_pkt(&m, meta.af, meta.l4_proto, meta.l3_off, meta.l4_off, 3, 100, &k);
 	want.proto = IPPROTO_ICMP;
 	want.sport = 0;
 	want.dport = 0;
 	assert_memory_equal(&k, &want, sizeof(k));
 	meta.l4_proto = IPPROTO_TCP;
 	meta.l4_off = 0;
-	lf_flow_key_from_pkt(&m, &meta, 3, 100, &k);
+	lf_flow_key_from_pkt(&m, meta.af, meta.l4_proto, meta.l3_off, meta.l4_off, 3, 100, &k);
 	want.proto = IPPROTO_TCP;
 	assert_memory_equal(&k, &want, sizeof(k));
 
@@ -226,7 +226,7 @@ test_key_from_pkt(void **state)
 	ports[0] = rte_cpu_to_be_16(40000);
 	ports[1] = rte_cpu_to_be_16(443);
 	meta = (struct lf_meta){ .l3_off = 14, .l4_off = 54, .af = 6, .l4_proto = IPPROTO_TCP };
-	lf_flow_key_from_pkt(&m, &meta, 1, 0, &k);
+	lf_flow_key_from_pkt(&m, meta.af, meta.l4_proto, meta.l3_off, meta.l4_off, 1, 0, &k);
 	memset(&want, 0, sizeof(want));
 	want.af = 6;
 	want.proto = IPPROTO_TCP;
@@ -275,7 +275,8 @@ test_key_plain_ipv4(void **state)
 		assert_int_equal(parse_packet(&m, &meta, &sw), -1);
 		memset(&a, 0xaa, sizeof(a));
 		memset(&b, 0x55, sizeof(b));
-		lf_flow_key_from_pkt(&m, &meta, 5, 0, &a);
+		lf_flow_key_from_pkt(&m, meta.af, meta.l4_proto, meta.l3_off, meta.l4_off, 5, 0,
+				     &a);
 		lf_flow_key_plain_ipv4(&m, proto, 5, &b);
 		assert_memory_equal(&a, &b, sizeof(a));
 		n += a.sport != 0;

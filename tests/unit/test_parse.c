@@ -36,7 +36,7 @@
 #include "parse.h"
 #include "parse_fast.h"
 #include "parse_fast_x8.h"
-#include "worker.h"
+#include "dp.h"
 
 #define POOL_SIZE 511
 #define NO_DROP (-1)
@@ -1148,14 +1148,15 @@ run_parse_burst(uint16_t n, uint16_t prefetch)
 	uint64_t drops[LF_DROP_COUNT] = { 0 };
 	unsigned int good[LF_BURST_MAX];
 	unsigned int i, n_good = 0, n_sw = 0;
-	struct worker *w;
+	struct lf_worker_stats stats;
+	struct lf_burst *b;
 	uint16_t k;
 
-	w = rte_zmalloc("lfut_worker", sizeof(*w), RTE_CACHE_LINE_SIZE);
-	assert_non_null(w);
-	w->prefetch = prefetch;
-	w->data_prefetch = prefetch;
-	w->burst = LF_BURST_MAX;
+	memset(&stats, 0, sizeof(stats));
+	b = rte_zmalloc("lfut_burst", sizeof(*b), RTE_CACHE_LINE_SIZE);
+	assert_non_null(b);
+	b->stats = &stats;
+	b->prefetch_distance = prefetch;
 	for (i = 0; i < n; i++) {
 		struct pkt p;
 		uint64_t fl;
@@ -1169,35 +1170,43 @@ run_parse_burst(uint16_t n, uint16_t prefetch)
 		else
 			drops[verdict]++;
 	}
-	k = parse_burst(w, pkts, n);
+	k = parse_burst(b, pkts, n);
 	assert_int_equal(k, n_good);
 	/* Survivors are compacted in order, with their own meta. */
 	for (i = 0; i < k; i++) {
 		assert_ptr_equal(pkts[i], orig[good[i]]);
 		switch (good[i] % 9) {
 		case 0:
-			assert_int_equal(w->meta[i].af, 4);
-			assert_int_equal(w->meta[i].l4_off, 34);
+			assert_int_equal(b->meta[i].af, 4);
+			assert_int_equal(b->meta[i].l4_off, 34);
 			break;
 		case 1:
-			assert_int_equal(w->meta[i].af, 6);
-			assert_int_equal(w->meta[i].l4_off, 54);
+			assert_int_equal(b->meta[i].af, 6);
+			assert_int_equal(b->meta[i].l4_off, 54);
 			break;
 		default:
-			assert_int_equal(w->meta[i].af, 4);
-			assert_int_equal(w->meta[i].l3_off, 18);
-			assert_int_equal(w->meta[i].l4_proto, IPPROTO_TCP);
+			assert_int_equal(b->meta[i].af, 4);
+			assert_int_equal(b->meta[i].l3_off, 18);
+			assert_int_equal(b->meta[i].l4_proto, IPPROTO_TCP);
 		}
 	}
+	/* What is not IP goes on to LF_KIND_OTHER, in order, to be counted
+	 * non_ip there; parse counts the rest. */
+	assert_int_equal(stats.drops[LF_DROP_NON_IP], 0);
+	assert_int_equal(b->n_div[LF_KIND_OTHER], drops[LF_DROP_NON_IP]);
+	for (i = 0; i < b->n_div[LF_KIND_OTHER]; i++)
+		assert_int_equal(b->div_meta[LF_KIND_OTHER][i].kind, LF_KIND_OTHER);
 	for (i = 0; i < LF_DROP_COUNT; i++)
-		assert_int_equal(w->stats.drops[i], drops[i]);
-	assert_int_equal(w->stats.ipv4_cksum_sw, n_sw);
+		if (i != LF_DROP_NON_IP)
+			assert_int_equal(stats.drops[i], drops[i]);
+	assert_int_equal(stats.ipv4_cksum_sw, n_sw);
 	/* Drops are only queued; flushing frees them. */
-	assert_int_equal(w->n_dropped, n - n_good);
-	lf_drops_flush(w);
-	assert_int_equal(w->n_dropped, 0);
+	assert_int_equal(b->n_dropped, n - n_good - drops[LF_DROP_NON_IP]);
+	lf_burst_drops_flush(b);
+	assert_int_equal(b->n_dropped, 0);
+	rte_pktmbuf_free_bulk(b->div[LF_KIND_OTHER], b->n_div[LF_KIND_OTHER]);
 	rte_pktmbuf_free_bulk(pkts, k);
-	rte_free(w);
+	rte_free(b);
 }
 
 static void

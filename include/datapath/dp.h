@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The bottom of the datapath: what every stage may read or write while it
+ * works on a burst. Drop reasons and the worker's counters, the per-packet
+ * meta, the table generation in use, and struct lf_burst, the per-burst
+ * context a stage is handed. Every stage includes this header and the lib/
+ * headers of the tables it reads; none includes the loop (worker.h) or the
+ * pipeline (pipeline.h), and none calls another stage: a stage returns how
+ * many packets go on, and pipeline.c decides what runs next.
+ *
+ * A stage is
+ *
+ *     uint16_t <stage>_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n);
+ *
+ * pkts[0..n) and b->meta[0..n) in, the packets that go on compacted to the
+ * front of both (input order kept), their number returned. A packet a stage
+ * does not pass on is either dropped (lf_burst_drop, counted by reason and
+ * freed after the burst) or handed to another packet kind (lf_burst_divert).
+ */
+#ifndef LF_DP_H
+#define LF_DP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "acl.h"
+#include "config.h"
+#include "flow.h"
+
+/** Drop reasons, each defined once: yields the enum and the names. */
+#define LF_DROP_REASONS(X)              \
+	X(L2_MALFORMED, "l2_malformed") \
+	X(L3_MALFORMED, "l3_malformed") \
+	X(L4_MALFORMED, "l4_malformed") \
+	X(BAD_CHECKSUM, "bad_checksum") \
+	X(TTL_EXPIRED, "ttl_expired")   \
+	X(NO_ROUTE, "no_route")         \
+	X(NO_NEXTHOP, "no_nexthop")     \
+	X(NON_IP, "non_ip")             \
+	X(ACL_DENY, "acl_deny")         \
+	X(TX_FULL, "tx_full")
+
+enum lf_drop {
+#define X(e, s) LF_DROP_##e,
+	LF_DROP_REASONS(X)
+#undef X
+		LF_DROP_COUNT
+};
+
+/** Names of the drop reasons, indexed by enum lf_drop. */
+extern const char *const lf_drop_names[LF_DROP_COUNT];
+
+/**
+ * Packet kinds: which stage list of pipeline.c a packet takes after parse.
+ * A stage may hand a packet on to a later kind (lf_burst_divert); the
+ * kinds run in this order, so a packet never goes back. Order is kept
+ * within a kind (so within a flow), not across kinds.
+ */
+#define LF_KINDS(X)                                                        \
+	X(IP, "ip") /* IPv4/IPv6 to route: acl -> fib -> rewrite -> tx. */ \
+	X(OTHER, "other") /* Nothing lanefwd handles yet: counted non_ip. */
+
+enum lf_kind {
+#define X(e, s) LF_KIND_##e,
+	LF_KINDS(X)
+#undef X
+		LF_KIND_COUNT
+};
+
+/** Packets-per-poll histogram: 0, 1, 2-3, 4-7, ..., 128-255, 256. */
+#define LF_BURST_HIST_BUCKETS 10
+
+/** Bucket of a poll that returned n packets (n <= 256). */
+static inline unsigned int
+lf_burst_bucket(unsigned int n)
+{
+	return n == 0 ? 0 : 32 - __builtin_clz(n);
+}
+
+/**
+ * Counters of one worker. Single writer (the worker); readers (control
+ * thread, telemetry) load each 64-bit field on its own. The worker updates
+ * them with plain stores, once per burst where it can.
+ */
+struct lf_worker_stats {
+	uint64_t rx_pkts;
+	uint64_t tx_pkts;
+	uint64_t polls; /**< rx_burst calls, empty ones included. */
+	uint64_t busy_polls; /**< rx_burst calls that returned packets. */
+	uint64_t busy_cycles; /**< TSC cycles of loop iterations with packets. */
+	uint64_t idle_cycles; /**< TSC cycles of empty iterations. */
+	uint64_t ipv4_cksum_sw; /**< IPv4 headers checked in software. */
+	uint64_t rx_hw_stamped; /**< Bursts timed from a hardware RX timestamp. */
+	uint64_t drops[LF_DROP_COUNT];
+	uint64_t burst_hist[LF_BURST_HIST_BUCKETS];
+} __rte_cache_aligned;
+
+/** Single-writer counter update: a plain load and store, never a locked RMW. */
+#define LF_STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
+/** Reader side of LF_STAT_ADD. */
+#define LF_STAT_READ(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
+
+/**
+ * What parse found out about a packet, carried through later stages.
+ * l3_off..kind are 8 contiguous bytes that the parse fast path writes at
+ * once (lf_meta_plain_ipv4).
+ */
+struct lf_meta {
+	uint32_t nh; /**< Next-hop id, set by the FIB stage. */
+	uint16_t l3_off; /**< Offset of the IP header. */
+	uint16_t l4_off; /**< Offset of the L4 header, 0 if none. */
+	uint8_t af; /**< 4 or 6. */
+	uint8_t l4_proto; /**< IPPROTO_*, after IPv6 extension headers. */
+	uint8_t kind; /**< enum lf_kind. */
+	uint8_t rsvd;
+	uint16_t out; /**< Output port index, set by rewrite. */
+	uint16_t fkey; /**< With a flow cache: index of its key in b->flow_keys. */
+};
+
+/** A next hop as the rewrite stage reads it: one 16-byte entry. */
+struct lf_nh {
+	struct rte_ether_addr dst;
+	struct rte_ether_addr src;
+	uint16_t out; /**< Output port index; LF_NH_INVALID if undefined. */
+	uint16_t pad;
+};
+#define LF_NH_INVALID UINT16_MAX
+
+/**
+ * Output port of next hop nh in a table of count entries, or LF_NH_INVALID
+ * when there is none: no route (LF_NH_NONE is past every table) or an id
+ * without a [nexthop] section. The one validity test of a next hop.
+ */
+static inline unsigned int
+lf_nh_out(const struct lf_nh *table, uint64_t count, uint64_t nh)
+{
+	return nh < count ? table[nh].out : LF_NH_INVALID;
+}
+
+struct lf_fib;
+
+/**
+ * The table generation a worker uses (tables.h), adopted whole between two
+ * loop iterations (worker.c), never during a burst.
+ */
+struct lf_view {
+	const struct lf_fib *fib;
+	/* [acl] classifiers; a family without one is not classified. */
+	const struct acl_ctx *acl; /**< IPv4 (struct acl_key), or NULL. */
+	const struct acl_ctx *acl6; /**< IPv6 (struct acl6_key), or NULL. */
+	const struct lf_nh *nh_table;
+	uint32_t nh_count;
+	uint32_t gen; /**< Generation of the tables above. */
+};
+
+/** A verdict the tables made, to be cached for its flow (flow_stage.h). */
+struct lf_decided {
+	uint16_t fkey; /**< Index of the flow key in b->flow_keys. */
+	uint8_t reason; /**< enum lf_drop. */
+	uint32_t pkt_len;
+};
+
+/** Output of a burst a stage left for TX: all to one port, or meta[].out. */
+#define LF_OUT_MIXED UINT16_MAX
+
+/** What a fused stage returns for a burst it does not take (bursts are <= 256). */
+#define LF_REFUSED UINT16_MAX
+
+/**
+ * The per-burst context: everything a stage may read or write. One per
+ * worker, owned by it alone (the worker embeds it); the fields above the
+ * scratch are set by the loop before each burst or at table adoption.
+ */
+struct lf_burst {
+	/* Set once, before launch. */
+	struct lf_worker_stats *stats; /**< The worker's counters. */
+	/** The worker's flow cache (flow_stage.h) while it fronts an ACL, else NULL. */
+	struct lf_flow_table *flows;
+	uint16_t flow_prefetch_distance; /**< Flow lookups in flight. */
+
+	/* Set by the loop for each burst. */
+	uint16_t rx_port; /**< Port index the burst came from. */
+	uint16_t prefetch_distance; /**< Packet data, its RX queue's. */
+	uint64_t rx_tsc; /**< When the burst arrived. */
+
+	/* Adopted between iterations. */
+	struct lf_view view;
+
+	/* Results for the pipeline. */
+	uint16_t out; /**< A fused stage's output: the one port or LF_OUT_MIXED. */
+	uint16_t n_dropped;
+	uint16_t n_decided;
+	uint16_t n_div[LF_KIND_COUNT]; /**< Packets diverted to each kind. */
+
+	/* Scratch. */
+	uint32_t n_cksum_sw; /**< Parse: software checksum checks off the fast check. */
+	struct lf_meta meta[LF_BURST_MAX];
+	uint32_t ip4[LF_BURST_MAX];
+	uint8_t *data[LF_BURST_MAX]; /**< The fused stage: each packet's mtod. */
+	uint32_t ttlw[LF_BURST_MAX]; /**< Its decremented TTL/protocol/checksum word. */
+	uint64_t nh4[LF_BURST_MAX];
+	uint8_t ip6[LF_BURST_MAX][16];
+	uint64_t nh6[LF_BURST_MAX];
+	uint16_t idx4[LF_BURST_MAX];
+	uint16_t idx6[LF_BURST_MAX];
+	struct lf_flow_key flow_keys[LF_BURST_MAX];
+	struct lf_flow_hot *flow_hit[LF_BURST_MAX];
+	struct rte_mbuf *dropped[LF_BURST_MAX];
+	struct lf_decided decided[LF_BURST_MAX];
+	struct rte_mbuf *div[LF_KIND_COUNT][LF_BURST_MAX];
+	struct lf_meta div_meta[LF_KIND_COUNT][LF_BURST_MAX];
+} __rte_cache_aligned;
+
+/** Count a drop and queue the mbuf to be freed at the end of the burst. */
+static inline void
+lf_burst_drop(struct lf_burst *b, struct rte_mbuf *m, enum lf_drop reason)
+{
+	LF_STAT_ADD(b->stats->drops[reason], 1);
+	b->dropped[b->n_dropped++] = m;
+}
+
+/**
+ * Drop a packet for a reason the tables decided (ACL, FIB, next hop). With
+ * a flow cache the verdict is noted, and the pipeline caches it for the
+ * packet's flow once the burst's lookups are over.
+ */
+static inline void
+lf_burst_drop_decided(struct lf_burst *b, struct rte_mbuf *m, const struct lf_meta *meta,
+		      enum lf_drop reason)
+{
+	if (b->flows != NULL) {
+		struct lf_decided *d = &b->decided[b->n_decided++];
+
+		d->fkey = meta->fkey;
+		d->reason = (uint8_t)reason;
+		d->pkt_len = m->pkt_len;
+	}
+	lf_burst_drop(b, m, reason);
+}
+
+/** Hand a packet and its meta to a later kind's stage list. */
+static inline void
+lf_burst_divert(struct lf_burst *b, struct rte_mbuf *m, const struct lf_meta *meta,
+		enum lf_kind kind)
+{
+	uint16_t k = b->n_div[kind]++;
+
+	b->div[kind][k] = m;
+	b->div_meta[kind][k] = *meta;
+	b->div_meta[kind][k].kind = (uint8_t)kind;
+}
+
+/**
+ * The compaction step every stage shares: packet i (and its meta) goes on,
+ * as the k-th. Returns k + 1.
+ */
+static inline uint16_t
+lf_burst_keep(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t i, uint16_t k)
+{
+	if (k != i) {
+		pkts[k] = pkts[i];
+		b->meta[k] = b->meta[i];
+	}
+	return k + 1;
+}
+
+/** Free what the stages dropped during this burst. */
+static inline void
+lf_burst_drops_flush(struct lf_burst *b)
+{
+	if (b->n_dropped != 0) {
+		rte_pktmbuf_free_bulk(b->dropped, b->n_dropped);
+		b->n_dropped = 0;
+	}
+}
+
+#endif /* LF_DP_H */

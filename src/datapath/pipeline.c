@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The stage order (pipeline.h). A packet kind is a function here that runs
+ * its stages in order on a vector of packets of that kind; parse sorts the
+ * packets into kinds, and a stage may hand a packet on to a later kind
+ * (lf_burst_divert). Adding a kind means a stage file of its own, an entry
+ * in LF_KINDS (dp.h) and its function in kinds[] below: no existing stage
+ * changes.
+ */
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+
+#include "acl_stage.h"
+#include "fastpath.h"
+#include "fib_stage.h"
+#include "flow_stage.h"
+#include "parse.h"
+#include "pipeline.h"
+#include "rewrite.h"
+#include "tx.h"
+#include "unhandled.h"
+
+/* Hand what a stage left for TX to TX: all to b->out, or by meta[].out. */
+static inline void
+pipeline_tx(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
+{
+	if (n == 0)
+		return;
+	if (b->out != LF_OUT_MIXED)
+		tx_burst_port(tx, b->out, b->rx_tsc, pkts, n);
+	else
+		tx_burst(tx, b->meta, b->rx_tsc, pkts, n);
+}
+
+/*
+ * LF_KIND_IP: acl -> fib -> rewrite -> tx, and with a flow cache the
+ * verdicts cached for the flows that missed it. The drops the tables decide
+ * are cached before the forwards, as they happened.
+ */
+static void
+kind_ip(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
+{
+	if ((b->view.acl != NULL || b->view.acl6 != NULL) && likely(n != 0))
+		n = acl_stage_burst(b, pkts, n);
+	if (likely(n != 0))
+		n = fib_stage_burst(b, pkts, n);
+	if (likely(n != 0))
+		n = rewrite_burst(b, pkts, n);
+	if (b->flows != NULL) {
+		flow_stage_learn_decided(b);
+		if (n != 0)
+			flow_stage_learn(b, pkts, n);
+	}
+	b->out = LF_OUT_MIXED;
+	pipeline_tx(b, tx, pkts, n);
+}
+
+/* LF_KIND_OTHER: nothing handles it yet. */
+static void
+kind_other(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
+{
+	RTE_SET_USED(tx);
+	unhandled_burst(b, pkts, n);
+}
+
+typedef void (*kind_fn)(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n);
+
+static const kind_fn kinds[LF_KIND_COUNT] = {
+	[LF_KIND_IP] = kind_ip,
+	[LF_KIND_OTHER] = kind_other,
+};
+
+/* The packets diverted to kinds after the first, each kind in order. */
+static inline void
+pipeline_diverted(struct lf_burst *b, struct lf_tx *tx)
+{
+	unsigned int k;
+
+	for (k = LF_KIND_IP + 1; k < LF_KIND_COUNT; k++) {
+		const uint16_t n = b->n_div[k];
+
+		if (likely(n == 0))
+			continue;
+		/* A stage only diverts to a later kind: kind k's vector is
+		 * complete once the kinds before it have run. */
+		b->n_div[k] = 0;
+		memcpy(b->meta, b->div_meta[k], n * sizeof(b->meta[0]));
+		kinds[k](b, tx, b->div[k], n);
+	}
+}
+
+void
+pipeline_run_staged(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
+{
+	n = parse_burst(b, pkts, n);
+	if (b->flows != NULL && likely(n != 0)) {
+		const uint16_t first = flow_stage_burst(b, pkts, n);
+
+		pipeline_tx(b, tx, pkts, flow_stage_hits(b, pkts, first, false));
+		n = flow_stage_misses(b, pkts, first, n);
+	}
+	kind_ip(b, tx, pkts, n);
+	pipeline_diverted(b, tx);
+	lf_burst_drops_flush(b);
+}
+
+bool
+pipeline_run_fused(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t k;
+
+	if (b->flows == NULL) {
+		/* Never bypass an IPv4 ACL. The fused stage takes only IPv4
+		 * bursts, so an IPv6 ACL alone cannot be bypassed. */
+		if (b->view.acl != NULL)
+			return false;
+		k = fastpath_burst(b, pkts, n);
+		if (k == LF_REFUSED)
+			return false;
+		pipeline_tx(b, tx, pkts, k);
+	} else {
+		const uint16_t first = flow_stage_fused_burst(b, pkts, n);
+
+		if (first == LF_REFUSED)
+			return false;
+		pipeline_tx(b, tx, pkts, flow_stage_hits(b, pkts, first, true));
+		/* From the first miss on: the slow path, in order. */
+		if (first != n)
+			kind_ip(b, tx, pkts, flow_stage_misses(b, pkts, first, n));
+	}
+	lf_burst_drops_flush(b);
+	return true;
+}
+
+void
+pipeline_run(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
+{
+	if (likely(pipeline_run_fused(b, tx, pkts, n)))
+		return;
+	pipeline_run_staged(b, tx, pkts, n);
+}
