@@ -38,22 +38,23 @@ lf_start() {
 	"$LANEFWD" -c "$1" > "$LF_TMP/lanefwd.log" 2>&1 &
 	LF_PID=$!
 	local i
-	for i in $(seq 1 200); do
+	for i in $(seq 1 600); do
 		if grep -q "^lanefwd: running" "$LF_TMP/lanefwd.log"; then
 			return 0
 		fi
 		kill -0 "$LF_PID" 2>/dev/null || die "lanefwd exited during start-up"
 		sleep 0.1
 	done
-	die "lanefwd did not start within 20 s"
+	die "lanefwd did not start within 60 s"
 }
 
-# lf_stop: SIGINT the lanefwd we started and wait for its final counters.
+# lf_stop: SIGINT the lanefwd we started and wait (at most 30 s) for its
+# final counters.
 lf_stop() {
 	[ -n "$LF_PID" ] || return 0
 	kill -INT "$LF_PID" 2>/dev/null || true
 	local i
-	for i in $(seq 1 100); do
+	for i in $(seq 1 300); do
 		kill -0 "$LF_PID" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -76,7 +77,7 @@ lf_stop_rc() {
 	[ -n "$LF_PID" ] || return 0
 	kill -INT "$LF_PID" 2>/dev/null || true
 	local i
-	for i in $(seq 1 100); do
+	for i in $(seq 1 300); do
 		kill -0 "$LF_PID" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -96,11 +97,13 @@ lf_tel_save() {
 		"$2" 2>/dev/null || die "telemetry $1: no JSON reply: $(cat "$2")"
 }
 
-# lf_wait_settled: wait (at most 30 s) until /lanefwd/stats rx_packets stops
-# growing and every received packet is accounted for (rx = tx + drops).
+# lf_wait_settled [RX]: wait (at most 60 s) until /lanefwd/stats rx_packets
+# stops growing and every received packet is accounted for (rx = tx + drops).
+# With RX, until rx_packets is RX, too: a worker that a busy machine leaves
+# off its core for a moment must not pass for one that has finished.
 lf_wait_settled() {
-	local i prev="" cur same=0
-	for i in $(seq 1 150); do
+	local i prev="" cur same=0 want=${1:-}
+	for i in $(seq 1 300); do
 		kill -0 "$LF_PID" 2>/dev/null || die "lanefwd exited while traffic was running"
 		cur=$(lf_tel /lanefwd/stats | $PY -c '
 import json, sys
@@ -109,7 +112,8 @@ try:
 	print(s["rx_packets"], s["tx_packets"] + s["drops"] == s["rx_packets"])
 except Exception:
 	print("none")')
-		if [ "$cur" = "$prev" ] && [ "${cur#* }" = "True" ]; then
+		if [ "$cur" = "$prev" ] && [ "${cur#* }" = "True" ] &&
+			{ [ -z "$want" ] || [ "${cur%% *}" = "$want" ]; }; then
 			same=$((same + 1))
 			[ "$same" -ge 2 ] && return 0
 		else
@@ -118,7 +122,24 @@ except Exception:
 		prev=$cur
 		sleep 0.2
 	done
-	die "within 30 s, rx_packets did not settle with rx = tx + drops (last: rx, balanced: $prev)"
+	die "within 60 s, rx_packets did not settle with rx = tx + drops (last: rx, balanced: $prev)"
+}
+
+# lf_wait_latency LCORE COUNT: wait (at most 60 s) until /lanefwd/latency
+# has merged COUNT packets for worker LCORE. The control thread collects the
+# workers' histograms about once a second, and skips a worker that does not
+# hand its buffer over in time, so on a busy machine it can take a while.
+# Returns 0 either way: the caller's exact check says what was counted.
+lf_wait_latency() {
+	local i
+	for i in $(seq 1 300); do
+		lf_tel /lanefwd/latency | $PY -c '
+import json, sys
+w = json.load(sys.stdin)["/lanefwd/latency"].get(sys.argv[1], {})
+sys.exit(0 if w.get("count") == int(sys.argv[2]) else 1)' "$1" "$2" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 0
 }
 
 # lf_skip REASON: this test cannot run on this machine; meson counts exit
