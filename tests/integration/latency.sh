@@ -68,8 +68,8 @@ conf() {
 # --- latency on ---
 conf yes
 lf_start "$D/lanefwd.conf"
-lf_wait_settled
-sleep 2.5 # two collections after the last packet
+lf_wait_settled "$N"
+lf_wait_latency 1 "$N"
 lf_tel_save /lanefwd/stats "$D/stats.json"
 lf_tel_save /lanefwd/latency "$D/lat.json"
 lf_tel_save /lanefwd/latency,1 "$D/lat1.json"
@@ -95,7 +95,8 @@ vals = [w[k] for k in keys]
 assert vals == sorted(vals) and vals[0] > 0, vals
 assert w["overflow"] == 0
 assert w["interval_count"] <= w["count"]
-assert 900 <= lat["interval_ms"] <= 3000, lat["interval_ms"]
+# Collections are at least 1 s apart; a busy machine can delay one a lot.
+assert 900 <= lat["interval_ms"] <= 60000, lat["interval_ms"]
 # The per-bucket view of the same histogram.
 for k in ["count"] + keys:
     assert lat1[k] == w[k], (k, lat1[k], w[k])
@@ -126,7 +127,7 @@ fi
 # --- latency off ---
 conf no
 lf_start "$D/lanefwd.conf"
-lf_wait_settled
+lf_wait_settled "$N"
 lf_tel_save /lanefwd/latency "$D/off.json"
 $PY -c '
 import json, sys
