@@ -176,9 +176,20 @@ class Lanefwd:
         s0, r0 = self.stats(), self.received()
         for port, count in sends.items():
             self.send(port, count)
-        deadline = time.monotonic() + 5
+        # Until lanefwd has received and accounted for every datagram sent,
+        # all that should arrive has, and every drop is counted (a busy
+        # machine can be slow to run the receiver or the worker).
+        deadline = time.monotonic() + 30
         want = {p: r0[p] + arrive.get(p, 0) for p in PORTS}
-        while time.monotonic() < deadline and self.received() != want:
+        sent = sum(sends.values())
+
+        def done():
+            s = self.stats()
+            return (self.received() == want and s["rx_packets"] - s0["rx_packets"] >= sent
+                    and s["rx_packets"] == s["tx_packets"] + s["drops"]
+                    and all(s["drop_" + r] - s0["drop_" + r] >= n for r, n in drops.items()))
+
+        while time.monotonic() < deadline and not done():
             time.sleep(0.1)
         time.sleep(0.3)  # anything late or extra shows up now
         s1, r1 = self.stats(), self.received()
@@ -293,7 +304,7 @@ def run(a):
              f"8: generation {g} with fib_lookup = {fib}: /lanefwd/info fib_lookup "
              f"{got['fib_lookup']!r} ({got['fib_lookup_mode']!r}), expected {want!r}")
     sender.wait(timeout=60)
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30
     while lf.received()[9000] - r0[9000] < 3000 and time.monotonic() < deadline:
         time.sleep(0.1)
     s1 = lf.stats()
