@@ -75,7 +75,7 @@ def main():
          "What `[routes] fib_lookup` changes on the fused fast path (parse, FIB, rewrite, "
          "TX) of one core, without a NIC. `lanefwd-pipebench` writes 64-byte UDP/IPv4 "
          "frames of %s flows (uniform, destinations spread over the table's prefixes) "
-         "into mbufs and times `worker_process_burst` on them at burst %s, into a "
+         "into mbufs and times `pipeline_run` on them at burst %s, into a "
          "`net_null` port that frees them. `scalar` is rte_fib's scalar DIR24_8 bulk "
          "lookup, `avx512` its AVX-512 one (sixteen addresses per gather). The default, "
          "`auto`, is `avx512` on a CPU with AVX-512F; this machine's CPU %s it."

@@ -6,7 +6,7 @@
  *
  * The configuration's tables are built as the daemon builds them
  * (tables_load_files + tables_build: routes, next hops, ACL) and its [flow]
- * section gives the worker its flow table (flow_stage_init). No configured
+ * section gives the worker its flow table (flow_stage_create). No configured
  * port is created: one struct worker is set up by hand, as
  * tests/unit/test_pipeline.c does, and every port index the next hops name
  * sends to one net_null port, which frees what it is given. The [eal] and

@@ -100,7 +100,7 @@ def main():
          "What `[pipeline] prefetch_distance` buys when packet data is cold and what it "
          "costs when it is hot, on the fused fast path (parse, FIB, rewrite, TX) of one "
          "core, without a NIC. `lanefwd-pipebench` writes 64-byte UDP/IPv4 frames "
-         "(%s flows) into mbufs and times `worker_process_burst` on them, through a "
+         "(%s flows) into mbufs and times `pipeline_run` on them, through a "
          "%s-route table that stays in the cache, into a `net_null` port that frees "
          "them." % (meta["flows"], meta["routes"]), "",
          "* **hot**: the frames as just written, in L1, as a software port leaves "

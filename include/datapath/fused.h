@@ -27,7 +27,6 @@
 
 #include "dp.h"
 #include "flow.h"
-#include "parse.h"
 #include "parse_fast.h"
 #include "parse_fast_x8.h"
 

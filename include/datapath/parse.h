@@ -13,27 +13,7 @@
 
 #include <rte_mbuf.h>
 
-#include <string.h>
-
-#include <rte_ether.h>
-#include <rte_ip.h>
-
 #include "dp.h"
-
-/**
- * The meta parse gives a packet lf_parse_ipv4_plain() accepted with proto
- * and l4_need: l3_off, l4_off, af, l4_proto and kind (LF_KIND_IP) in one
- * 8-byte store.
- */
-static inline void
-lf_meta_plain_ipv4(struct lf_meta *meta, unsigned int proto, unsigned int l4_need)
-{
-	const uint64_t packed = RTE_ETHER_HDR_LEN |
-		(uint64_t)(l4_need ? RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) : 0) << 16 |
-		(uint64_t)4 << 32 | (uint64_t)proto << 40 | (uint64_t)LF_KIND_IP << 48;
-
-	memcpy(&meta->l3_off, &packed, sizeof(packed));
-}
 
 /**
  * Parse one packet into meta.

@@ -20,6 +20,8 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
+#include "dp.h"
+
 /** Minimal L4 header length by IP protocol (0: not inspected). */
 static const uint8_t lf_l4_min_len[256] = {
 	[IPPROTO_UDP] = 8,
@@ -86,6 +88,21 @@ lf_parse_ipv4_plain(const struct rte_mbuf *m, unsigned int *proto, unsigned int 
 	RTE_SET_USED(dst);
 	return 0;
 #endif
+}
+
+/**
+ * The meta parse gives a packet lf_parse_ipv4_plain() accepted with proto
+ * and l4_need: l3_off, l4_off, af, l4_proto and kind (LF_KIND_IP) in one
+ * 8-byte store.
+ */
+static inline void
+lf_meta_plain_ipv4(struct lf_meta *meta, unsigned int proto, unsigned int l4_need)
+{
+	const uint64_t packed = RTE_ETHER_HDR_LEN |
+		(uint64_t)(l4_need ? RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) : 0) << 16 |
+		(uint64_t)4 << 32 | (uint64_t)proto << 40 | (uint64_t)LF_KIND_IP << 48;
+
+	memcpy(&meta->l3_off, &packed, sizeof(packed));
 }
 
 #endif /* LF_PARSE_FAST_H */

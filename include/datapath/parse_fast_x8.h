@@ -6,7 +6,7 @@
  * random and mutated packets), one packet per 64-bit lane. Per packet, 32
  * mbuf bytes (from ol_flags on) and 32 header bytes (2..33) are loaded, two
  * packets to a register, and transposed into lanes with two-source permutes
- * (vector gathers measured 2.7 + 1.6 cycles/packet slower on Zen 4); every
+ * (vector gathers are slower: docs/perf-history.md); every
  * condition becomes a mask, and the software checksum is summed across the
  * lanes. Compiled only where the compiler targets AVX-512 F/BW/VL/VBMI
  * (LF_PARSE_X8 is then 1); the scalar check is the reference and the

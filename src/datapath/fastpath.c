@@ -14,7 +14,7 @@
 #include "fastpath.h"
 #include "fib.h"
 #include "fused.h"
-#include "rewrite.h"
+#include "rewrite_pkt.h"
 
 uint16_t
 fastpath_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)

@@ -10,7 +10,7 @@
 
 #include "flow_stage.h"
 #include "fused.h"
-#include "rewrite.h"
+#include "rewrite_pkt.h"
 
 struct lf_flow_table *
 flow_stage_create(const struct lf_flow_conf *conf, unsigned int index, unsigned int lcore,

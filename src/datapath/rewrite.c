@@ -14,6 +14,7 @@
 
 #include "cksum.h"
 #include "rewrite.h"
+#include "rewrite_pkt.h"
 
 struct lf_nh *
 rewrite_init(const struct lf_config *cfg, const struct rte_ether_addr *port_macs, int socket,

@@ -78,8 +78,8 @@ tx_flush_all(struct lf_tx *t)
  * per-packet b->n++ through memory makes a store-to-load chain.
  */
 static inline uint16_t
-tx_run(struct lf_tx *t, uint16_t out, const struct lf_meta *meta, uint64_t rx_tsc,
-       struct rte_mbuf **pkts, uint16_t i, uint16_t n)
+tx_append(struct lf_tx *t, uint16_t out, const struct lf_meta *meta, uint64_t rx_tsc,
+	  struct rte_mbuf **pkts, uint16_t i, uint16_t n)
 {
 	struct lf_txbuf *b = &t->buf[out];
 	const uint16_t burst = t->burst;
@@ -110,7 +110,7 @@ tx_burst(struct lf_tx *t, const struct lf_meta *meta, uint64_t rx_tsc, struct rt
 
 	/* Packets come in runs to the same port: one run at a time. */
 	while (i < n)
-		i = tx_run(t, meta[i].out, meta, rx_tsc, pkts, i, n);
+		i = tx_append(t, meta[i].out, meta, rx_tsc, pkts, i, n);
 }
 
 void
@@ -121,12 +121,12 @@ tx_burst_port(struct lf_tx *t, uint16_t out, uint64_t rx_tsc, struct rte_mbuf **
 
 	/*
 	 * A whole burst for one port with nothing buffered before it: what
-	 * tx_run would copy into the buffer and flush at once, sent from
+	 * tx_append would copy into the buffer and flush at once, sent from
 	 * where it is.
 	 */
 	if (b->n != 0 || n < t->burst) {
 		if (n != 0)
-			tx_run(t, out, NULL, rx_tsc, pkts, 0, n);
+			tx_append(t, out, NULL, rx_tsc, pkts, 0, n);
 		return;
 	}
 	sent = rte_eth_tx_burst(b->port_id, b->queue_id, pkts, n);

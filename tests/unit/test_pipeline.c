@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the whole burst pipeline, worker_process_burst() (src/worker.c
- * with parse, FIB, rewrite and TX stages), on a struct worker set up by hand:
+ * Unit tests of the whole burst pipeline, pipeline_run() (src/datapath/
+ * pipeline.c with its stages and TX), on a struct worker set up by hand:
  * FIB from fib_init(), next-hop table from rewrite_init(), TX buffers on
  * ethdev ports made with rte_eth_from_ring() so that the test dequeues what
  * was transmitted. Bursts of 0, 1, 3, 4, 5, 31, 32, 33 and 67 mixed good and
