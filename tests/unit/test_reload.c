@@ -59,6 +59,9 @@
 #define MAX_GEN 1024
 
 static struct lf_app app;
+/* The CPUs this process may use, before EAL pins the main thread to one:
+ * the fake worker runs on any of them, beside the reloads. */
+static cpu_set_t all_cpus;
 static char dir[64];
 static char conf_path[128];
 static char routes_path[128];
@@ -343,6 +346,7 @@ test_reload_under_rcu(void **state)
 {
 	struct rte_ether_addr macs[LF_MAX_PORTS] = { 0 };
 	struct lf_table_src src;
+	pthread_attr_t attr;
 	uint32_t gen = 1, k, i, good = 0, bad = 0;
 	uint64_t rng = 12345;
 	char err[LF_ERR_LEN], buf[256];
@@ -364,7 +368,10 @@ test_reload_under_rcu(void **state)
 	app.n_workers = 0;
 	assert_int_equal(reload_init(&app), 0);
 	assert_int_equal(rte_rcu_qsbr_thread_register(app.qsv, 0), 0);
-	assert_int_equal(pthread_create(&fw.thread, NULL, fake_worker_main, NULL), 0);
+	assert_int_equal(pthread_attr_init(&attr), 0);
+	assert_int_equal(pthread_attr_setaffinity_np(&attr, sizeof(all_cpus), &all_cpus), 0);
+	assert_int_equal(pthread_create(&fw.thread, &attr, fake_worker_main, NULL), 0);
+	pthread_attr_destroy(&attr);
 
 	for (k = 1; k <= N_ATTEMPTS; k++) {
 		if (k % 30 == 10) {
@@ -450,15 +457,15 @@ setup(void **state)
 		"0",
 		NULL,
 	};
-	cpu_set_t cpus;
 	char lcore[16];
 	int cpu = 0;
 
 	(void)state;
 	/* The first CPU this process may run on, as EAL's main lcore. */
-	if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0)
-		while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &cpus))
-			cpu++;
+	if (sched_getaffinity(0, sizeof(all_cpus), &all_cpus) != 0)
+		return -1;
+	while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &all_cpus))
+		cpu++;
 	snprintf(lcore, sizeof(lcore), "%d", cpu);
 	argv[RTE_DIM(argv) - 2] = lcore;
 	snprintf(prefix, sizeof(prefix), "lfut_reload%d", (int)getpid());
