@@ -239,17 +239,6 @@ for line in json.dumps(d, indent=2).splitlines():
     print("    " + line)
 EOF
 rm -f "$LOG.tel"
-info "${B}telemetry /lanefwd/flows${N} (the flow cache of config/lanefwd.conf's [flow]):"
-tel /lanefwd/flows > "$LOG.tel"
-/usr/bin/python3 - "$LOG.tel" <<'EOF' || fail "no flow table figures from /lanefwd/flows: $(cat "$LOG.tel")"
-import json, sys
-d = json.load(open(sys.argv[1]))["/lanefwd/flows"]
-for lcore, w in d.items():
-    print("    lcore %s: %d flows of %d, %d lookups, %d hits (%d%%), %d inserts, %d expired"
-          % (lcore, w["flows"], w["capacity"], w["lookups"], w["hits"], w["hit_percent"],
-             w["inserts"], w["expired"]))
-    assert w["hits"] > 0, w
-EOF
 rm -f "$LOG.tel"
 stop_lanefwd
 [ "$LF_RC" -eq 0 ] || fail "lanefwd exited with status $LF_RC on SIGINT"

@@ -286,6 +286,11 @@ flow_dict(const struct worker *w, struct rte_tel_data *d)
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "lcore", w->lcore);
 	rte_tel_data_add_dict_int(d, "socket", w->socket);
+	/* The cache runs only in front of an ACL (worker_adopt). */
+	rte_tel_data_add_dict_string(d, "state",
+				     __atomic_load_n(&w->b.flows, __ATOMIC_RELAXED) != NULL
+					     ? "active"
+					     : "idle (no ACL)");
 	rte_tel_data_add_dict_u64(d, "capacity", cap);
 	rte_tel_data_add_dict_u64(d, "flows", count);
 	rte_tel_data_add_dict_u64(d, "occupancy_percent", cap ? (count * 100 + cap / 2) / cap : 0);

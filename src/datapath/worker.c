@@ -33,7 +33,8 @@ worker_flows_update(struct worker *w)
 {
 	const bool acl = w->b.view.acl != NULL || w->b.view.acl6 != NULL;
 
-	w->b.flows = acl ? w->flows : NULL;
+	/* Telemetry reads it (the cache's state). */
+	__atomic_store_n(&w->b.flows, acl ? w->flows : NULL, __ATOMIC_RELAXED);
 }
 
 void

@@ -149,12 +149,33 @@ run_check "$D/lanefwd.conf"
 cp "$D/out_p0.pcap" "$D/slow_p0.pcap"
 cp "$D/out_p1.pcap" "$D/slow_p1.pcap"
 
-# The same input through the flow cache: the first packet of a flow takes the
-# slow path and leaves its verdict, the rest of the flow takes the cached one.
-# Same checks, and the same frames as the run without it; the second and
-# third copies are (almost) all hits. Eviction: tests/unit/test_pipeline.c.
+# The same input with a [flow] section but no ACL: the cache has nothing
+# to front, so it stays idle (not one lookup) and the frames are the same.
 { cat "$D/lanefwd.conf"; printf '\n[flow]\nentries = 1024\n'; } > "$D/lanefwd-flow.conf"
 run_check "$D/lanefwd-flow.conf"
+$PY - "$D" <<'PYEOF' || die "flow cache without an ACL: output or figures"
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ["LF_SRCDIR"], "tests", "integration"))
+import lftest
+d = sys.argv[1]
+for p in ("p0", "p1"):
+    assert lftest.read_pcap(os.path.join(d, "out_%s.pcap" % p)) == \
+        lftest.read_pcap(os.path.join(d, "slow_%s.pcap" % p)), "%s: frames differ" % p
+w = json.load(open(os.path.join(d, "tel_flows.json")))["/lanefwd/flows"]["1"]
+assert w["state"] == "idle (no ACL)", w
+assert w["lookups"] == 0 and w["inserts"] == 0, w
+PYEOF
+
+# And in front of an ACL that permits everything (one rule, default
+# permit): the first packet of a flow takes the slow path and leaves its
+# verdict, the rest of the flow takes the cached one. Same checks, and the
+# same frames as the run without either; the second and third copies are
+# (almost) all hits. Eviction: tests/unit/test_pipeline.c.
+printf '@0.0.0.0/0\t0.0.0.0/0\t0 : 65535\t0 : 65535\t0x00/0x00\t0x0000/0x0000\tpermit\n' \
+	> "$D/permit.acl"
+{ cat "$D/lanefwd-flow.conf"; printf '\n[acl]\nipv4 = permit.acl\ndefault = permit\n'; } \
+	> "$D/lanefwd-flow-acl.conf"
+run_check "$D/lanefwd-flow-acl.conf"
 $PY - "$D" <<'PYEOF' || die "flow cache output or figures"
 import json, os, sys
 sys.path.insert(0, os.path.join(os.environ["LF_SRCDIR"], "tests", "integration"))
@@ -168,7 +189,9 @@ d = json.load(open(os.path.join(d, "tel_flows.json")))["/lanefwd/flows"]
 w = d["1"]
 print("pcap_forward, flow cache: %(lookups)d lookups, %(hits)d hits, %(inserts)d inserts, "
       "%(evictions)d evictions, %(flows)d flows of %(capacity)d" % w)
+assert w["state"] == "active", w
 assert w["capacity"] == 1024, w
+assert w["inserts"] > 0, w
 assert w["hits"] >= 2 * w["inserts"] - 10, w
 assert w["lookups"] == w["hits"] + w["misses"], w
 PYEOF
