@@ -87,6 +87,8 @@ struct lf_eal_conf {
 	 * an allow-list (docs/security.md).
 	 */
 	bool allow_unsafe_extra;
+	int memory_line; /**< Line of [eal] memory, 0 if not set (for errors). */
+	int huge_line; /**< Line of [eal] huge, 0 if not set. */
 };
 
 struct lf_pipeline_conf {
@@ -193,6 +195,43 @@ bool lf_driver_copies_rx(const char *driver, const char *devargs);
  * applies to every port.
  */
 uint16_t lf_rx_prefetch(const struct lf_pipeline_conf *p, const char *driver, const char *devargs);
+
+/**
+ * What the lookup tables of a configuration need, in bytes: a rough
+ * estimate from constants measured on DPDK 22.11 (docs/security.md,
+ * "Memory estimate"). The FIB figures follow from the table sizes and are
+ * close; the ACL figures are per rule, and real rule sets vary several
+ * times around them. Mbuf pools are not included.
+ */
+struct lf_mem_estimate {
+	uint64_t fib4; /**< DIR24_8: tbl24, tbl8 groups, RIB nodes. */
+	uint64_t fib6; /**< Trie: tbl24, tbl8 groups, RIB nodes. */
+	uint64_t acl4; /**< IPv4 classifier, built. */
+	uint64_t acl6; /**< IPv6 classifier, built. */
+	uint64_t acl_build; /**< Heap (not EAL memory) rte_acl_build() takes while it runs. */
+	uint64_t flow; /**< Flow tables of all workers. */
+	uint64_t total; /**< EAL memory: all but acl_build. */
+	uint64_t limit; /**< [eal] memory in bytes, 0: not set. */
+	bool no_huge_default; /**< huge = no without memory: EAL gives 64 MiB. */
+};
+
+/**
+ * Estimate what the tables of cfg need with the given rule counts.
+ */
+void config_mem_estimate(const struct lf_config *cfg, size_t acl4_rules, size_t acl6_rules,
+			 struct lf_mem_estimate *e);
+
+/**
+ * Refuse tables that cannot fit: an estimate above [eal] memory, where the
+ * configuration sets it.
+ * @return 0, or -E2BIG with the reason in err naming the file, line, key
+ *         and value.
+ */
+int config_mem_check(const struct lf_config *cfg, const struct lf_mem_estimate *e, char *err,
+		     size_t errlen);
+
+/** Print the estimate as '#' comment lines (--check-config). */
+void config_mem_print(const struct lf_mem_estimate *e, FILE *f);
 
 /** Index of the port called NAME, or -1. */
 int config_port_index(const struct lf_config *cfg, const char *name);

@@ -1266,6 +1266,8 @@ config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
 			}
 		}
 	}
+	cfg->eal.memory_line = key_lineno(&c, "eal", "memory");
+	cfg->eal.huge_line = key_lineno(&c, "eal", "huge");
 	ret = check_eal(&c, cfg);
 	if (ret == 0)
 		ret = check_pipeline(&c, cfg);
@@ -1289,6 +1291,87 @@ config_free(struct lf_config *cfg)
 	free(cfg->nexthops);
 	cfg->nexthops = NULL;
 	cfg->n_nexthops = 0;
+}
+
+/*
+ * Memory estimate. Measured with rte_malloc_get_socket_stats() around
+ * rte_fib_create(), rte_fib6_create(), lf_flow_create() and acl_build() on
+ * DPDK 22.11 (docs/security.md has the figures and the method).
+ */
+#define MIB (UINT64_C(1) << 20)
+#define EST_FIB4_TBL24 (UINT64_C(1) << 25) /* 2^24 entries of 2 bytes */
+#define EST_FIB4_TBL8 512 /* 256 entries of 2 bytes */
+#define EST_FIB6_TBL24 (UINT64_C(1) << 26) /* 2^24 entries of 4 bytes */
+#define EST_FIB6_TBL8 1024 /* 256 entries of 4 bytes */
+#define EST_RIB_NODE 424 /* measured per max_routes, both families */
+#define EST_FLOW_ENTRY 148 /* measured, both layouts, 2 slots per flow */
+/*
+ * Per ACL rule: the highest of the ClassBench sets measured (ipc1 1k for
+ * the built classifier, ipc1 1k and acl1 10k IPv6 for the build's peak),
+ * so that the figure errs high; larger sets measured less per rule.
+ */
+#define EST_ACL4_RULE 4608
+#define EST_ACL6_RULE 5120
+#define EST_ACL4_BUILD_RULE (64 * 1024)
+#define EST_ACL6_BUILD_RULE (64 * 1024)
+/* EAL's memory with --no-huge and no -m (MEMSIZE_IF_NO_HUGE_PAGE). */
+#define EAL_NO_HUGE_DEFAULT (64 * MIB)
+
+void
+config_mem_estimate(const struct lf_config *cfg, size_t acl4_rules, size_t acl6_rules,
+		    struct lf_mem_estimate *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->fib4 = EST_FIB4_TBL24 + (uint64_t)cfg->routes.ipv4_tbl8 * EST_FIB4_TBL8 +
+		(uint64_t)cfg->routes.ipv4_max_routes * EST_RIB_NODE;
+	e->fib6 = EST_FIB6_TBL24 + (uint64_t)cfg->routes.ipv6_tbl8 * EST_FIB6_TBL8 +
+		(uint64_t)cfg->routes.ipv6_max_routes * EST_RIB_NODE;
+	e->acl4 = (uint64_t)acl4_rules * EST_ACL4_RULE;
+	e->acl6 = (uint64_t)acl6_rules * EST_ACL6_RULE;
+	e->acl_build = RTE_MAX((uint64_t)acl4_rules * EST_ACL4_BUILD_RULE,
+			       (uint64_t)acl6_rules * EST_ACL6_BUILD_RULE);
+	if (cfg->flow.enabled)
+		e->flow = (uint64_t)cfg->flow.entries * EST_FLOW_ENTRY * cfg->n_workers;
+	e->total = e->fib4 + e->fib6 + e->acl4 + e->acl6 + e->flow;
+	if (cfg->eal.memory_mb != 0)
+		e->limit = (uint64_t)cfg->eal.memory_mb * MIB;
+	e->no_huge_default = cfg->eal.memory_mb == 0 && !cfg->eal.huge;
+}
+
+int
+config_mem_check(const struct lf_config *cfg, const struct lf_mem_estimate *e, char *err,
+		 size_t errlen)
+{
+	if (e->limit == 0 || e->total <= e->limit)
+		return 0;
+	snprintf(err, errlen,
+		 "%s:%d: [eal] memory = '%u': the tables need about %" PRIu64
+		 " MiB (FIB IPv4 %" PRIu64 ", IPv6 %" PRIu64 ", ACL %" PRIu64
+		 ", flow tables %" PRIu64 "), more than the %" PRIu64
+		 " MiB of EAL memory it allows; raise it or lower [routes] *_max_routes, *_tbl8, [flow] entries or the rules (docs/security.md)",
+		 cfg->path, cfg->eal.memory_line, cfg->eal.memory_mb, e->total / MIB, e->fib4 / MIB,
+		 e->fib6 / MIB, (e->acl4 + e->acl6) / MIB, e->flow / MIB, e->limit / MIB);
+	return -E2BIG;
+}
+
+void
+config_mem_print(const struct lf_mem_estimate *e, FILE *f)
+{
+	fprintf(f,
+		"# memory estimate (docs/security.md): FIB IPv4 %" PRIu64 " MiB, IPv6 %" PRIu64
+		" MiB; ACL %" PRIu64 " MiB (its build about %" PRIu64
+		" MiB more, outside EAL memory); flow tables %" PRIu64 " MiB; total %" PRIu64
+		" MiB of EAL memory, mbuf pools not included",
+		e->fib4 / MIB, e->fib6 / MIB, (e->acl4 + e->acl6) / MIB, e->acl_build / MIB,
+		e->flow / MIB, e->total / MIB);
+	if (e->limit != 0)
+		fprintf(f, "; [eal] memory allows %" PRIu64 " MiB\n", e->limit / MIB);
+	else if (e->no_huge_default)
+		fprintf(f, "; huge = no without memory: EAL gives %" PRIu64 " MiB%s\n",
+			EAL_NO_HUGE_DEFAULT / MIB,
+			e->total > EAL_NO_HUGE_DEFAULT ? ", too little: set [eal] memory" : "");
+	else
+		fprintf(f, "; EAL takes hugepages as needed\n");
 }
 
 int

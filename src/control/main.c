@@ -204,7 +204,11 @@ main(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 	if (check_only) {
+		struct lf_mem_estimate est;
+
 		config_dump(&app.cfg, stdout);
+		config_mem_estimate(&app.cfg, src.acl.n, src.acl6.n, &est);
+		config_mem_print(&est, stdout);
 		printf("\n# routes: %zu IPv4, %zu IPv6; acl rules: %zu IPv4, %zu IPv6; "
 		       "configuration is valid\n",
 		       src.r4.n, src.r6.n, src.acl.n, src.acl6.n);

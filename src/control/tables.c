@@ -40,6 +40,13 @@ tables_load_files(const struct lf_config *cfg, struct lf_table_src *src, char *e
 		n = acl_load(cfg->acl.ipv4, &src->acl, err, errlen);
 	if (n >= 0 && cfg->acl.ipv6[0] != '\0')
 		n = acl6_load(cfg->acl.ipv6, &src->acl6, err, errlen);
+	if (n >= 0) {
+		/* Refuse tables that cannot fit before anything is built. */
+		struct lf_mem_estimate est;
+
+		config_mem_estimate(cfg, src->acl.n, src->acl6.n, &est);
+		n = config_mem_check(cfg, &est, err, errlen);
+	}
 	if (n < 0) {
 		tables_src_free(src);
 		return (int)n;

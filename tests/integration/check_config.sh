@@ -9,6 +9,10 @@
 # - Invalid route files (host bits set on line 3, a next hop without a
 #   [nexthop] section, a repeated prefix, ...) exit with status 2 naming
 #   FILE:LINE.
+# - Route files that are a FIFO, /dev/zero or hold a NUL byte are refused
+#   at once, naming the file (and line).
+# - --check-config prints a memory estimate, and refuses a million ACL rules
+#   in [eal] memory = 256, naming that key, in well under a minute.
 # - --check-config never starts EAL: no /var/run/dpdk/PREFIX appears.
 . "$(dirname "$0")/lib.sh"
 
@@ -229,6 +233,42 @@ route_case "trailing text" 4 '10.0.0.0/8 1 2\n' "routes.bad:1:" "10.0.0.0/8 1 2"
 route_case "IPv6 host bits" 6 '2001:db8::/32 1\n# x\n2001:db8::1/64 2\n' \
 	"routes.bad:3:" "2001:db8::1/64 2" "host bits"
 route_case "IPv4 prefix in the IPv6 file" 6 '10.0.0.0/8 1\n' "routes.bad:1:" "10.0.0.0/8 1"
+
+# Files that are not files: refused at once, never read (a FIFO used to hang
+# lanefwd for good). timeout turns a hang into a failure.
+mkfifo "$D/routes.fifo"
+mutate 's|^ipv4 = r4.txt$|ipv4 = routes.fifo|'
+rc=0
+timeout 20 "$LANEFWD" -c "$B" --check-config > /dev/null 2> "$D/fifo.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -qF "$D/routes.fifo: a FIFO, expected a regular file" "$D/fifo.err" ||
+	fail "route file is a FIFO: exit $rc: $(cat "$D/fifo.err")"
+mutate 's|^ipv4 = r4.txt$|ipv4 = /dev/zero|'
+expect_error "route file /dev/zero" "$B" "/dev/zero: a character device, expected a regular file"
+printf '10.0.0.0/8 1\n10.1.0.0/16 2\0junk\n' > "$D/routes.nul"
+mutate 's|^ipv4 = r4.txt$|ipv4 = routes.nul|'
+expect_error "NUL byte in a route file" "$B" "routes.nul:2: NUL byte at column 14"
+
+# The memory estimate: printed by --check-config; a million ACL rules do
+# not fit the base's 256 MiB and are refused before rte_acl_build runs
+# (it used to take a minute and 2.7 GB to fail).
+"$LANEFWD" -c "$D/base.conf" --check-config > "$D/est.out" 2>&1 ||
+	fail "base configuration rejected: $(cat "$D/est.out")"
+grep -q '^# memory estimate (docs/security.md): FIB IPv4 32 MiB, IPv6 64 MiB; .*; \[eal\] memory allows 256 MiB$' "$D/est.out" ||
+	fail "no memory estimate: $(grep -i memory "$D/est.out")"
+python3 - "$D/acl_1m.txt" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(1 << 20):
+        f.write("@%d.%d.%d.0/24\t0.0.0.0/0\t0 : 65535\t%d : %d\t0x06/0xFF\n"
+                % (10 + (i >> 16), (i >> 8) & 255, i & 255, i & 1023, i & 1023))
+PY
+mutate 's|^ipv6_tbl8 = 256$|ipv6_tbl8 = 256\n\n[acl]\nipv4 = acl_1m.txt|'
+start=$(date +%s)
+expect_error "a million ACL rules in 256 MiB" "$B" \
+	"$B:$(line_of "memory = 256"): [eal] memory = '256': the tables need about" \
+	"ACL 4608" "more than the 256 MiB"
+[ $(($(date +%s) - start)) -lt 60 ] || fail "the 1M-rule refusal took $(($(date +%s) - start)) s"
+rm -f "$D/acl_1m.txt"
 
 # Command line and startup.
 expect_error "missing file" "$D/nosuch.conf" "$D/nosuch.conf"

@@ -627,6 +627,67 @@ test_eal_extra_allow_list(void **state)
 	free(cfg);
 }
 
+/*
+ * The memory estimate: FIB and flow figures follow the keys, and tables
+ * that cannot fit in [eal] memory (or the 64 MiB EAL gives with huge = no)
+ * are refused naming that key and its line. A 1M-rule ACL used to pass
+ * --check-config and fail only after a minute of rte_acl_build().
+ */
+static void
+test_mem_estimate(void **state)
+{
+	struct lf_config *cfg = calloc(1, sizeof(*cfg));
+	struct lf_mem_estimate e;
+	char err[LF_ERR_LEN];
+	char want[PATH_MAX + 64];
+	char *path;
+
+	(void)state;
+	assert_non_null(cfg);
+	/* Small tables in 256 MiB: FIB IPv4 32 MiB + IPv6 64 MiB and change. */
+	path = load_valid(cfg, "", "mem_ok.ini",
+			  "[eal]\nhuge = no\nmemory = 256\n"
+			  "[routes]\nipv4_max_routes = 1024\nipv4_tbl8 = 256\n"
+			  "ipv6_max_routes = 1024\nipv6_tbl8 = 256\n"
+			  "[flow]\nentries = 4096\n" TAIL,
+			  "small tables");
+	config_mem_estimate(cfg, 1000, 0, &e);
+	assert_int_equal(e.fib4, (32u << 20) + 256 * 512 + 1024 * 424);
+	assert_int_equal(e.fib6, (64u << 20) + 256 * 1024 + 1024 * 424);
+	assert_int_equal(e.flow, 4096 * 148);
+	assert_int_equal(e.acl4, 1000 * 4608);
+	assert_int_equal(e.total, e.fib4 + e.fib6 + e.acl4 + e.flow);
+	assert_int_equal(e.limit, 256u << 20);
+	assert_int_equal(config_mem_check(cfg, &e, err, sizeof(err)), 0);
+
+	/* The same with a million ACL rules: about 4.4 GiB, refused. */
+	config_mem_estimate(cfg, 1u << 20, 0, &e);
+	assert_int_equal(config_mem_check(cfg, &e, err, sizeof(err)), -E2BIG);
+	snprintf(want, sizeof(want), "%s:3: [eal] memory = '256': the tables need about 4705 MiB",
+		 path);
+	if (strstr(err, want) == NULL || strstr(err, "ACL 4608") == NULL)
+		fail_msg("'%s' lacks '%s'", err, want);
+	config_free(cfg);
+
+	/* No hugepages and no memory key: EAL's 64 MiB, said but not enforced. */
+	load_valid(cfg, "", "mem_nohuge.ini", "[eal]\nmain_lcore = 0\nhuge = no\n" TAIL,
+		   "defaults");
+	config_mem_estimate(cfg, 0, 0, &e);
+	assert_int_equal(e.limit, 0);
+	assert_true(e.no_huge_default);
+	assert_int_equal(config_mem_check(cfg, &e, err, sizeof(err)), 0);
+	config_free(cfg);
+
+	/* Hugepages and no memory key: not bounded by the configuration. */
+	load_valid(cfg, "", "mem_huge.ini", "[flow]\nentries = 1048576\n" TAIL, "hugepages");
+	config_mem_estimate(cfg, 0, 0, &e);
+	assert_int_equal(e.limit, 0);
+	assert_int_equal(e.flow, 1048576ull * 148);
+	assert_int_equal(config_mem_check(cfg, &e, err, sizeof(err)), 0);
+	config_free(cfg);
+	free(cfg);
+}
+
 /* The error buffer is never overrun, even when it is tiny. */
 static void
 test_small_error_buffer(void **state)
@@ -1369,6 +1430,7 @@ main(void)
 		cmocka_unit_test(test_line_too_long),
 		cmocka_unit_test(test_not_a_config_file),
 		cmocka_unit_test(test_eal_extra_allow_list),
+		cmocka_unit_test(test_mem_estimate),
 		cmocka_unit_test(test_small_error_buffer),
 		cmocka_unit_test(test_minimal_defaults),
 		cmocka_unit_test(test_prefetch_auto),
