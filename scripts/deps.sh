@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Install what lanefwd needs to build, test and benchmark on Debian 12.
+# clang, libclang-rt-14-dev (libFuzzer and the sanitizer runtimes) and llvm
+# (llvm-symbolizer, for sanitizer stacks) are for the fuzz suite and
+# scripts/fuzz.sh; GCC's own ASan/UBSan runtimes come with build-essential.
 # Idempotent: installs only what is missing. Run as root.
 set -euo pipefail
 
@@ -7,6 +10,7 @@ PKGS=(
 	build-essential pkg-config meson ninja-build
 	dpdk dpdk-dev dpdk-doc libnuma-dev libbpf-dev libxdp-dev libpcap-dev
 	libcmocka-dev
+	clang libclang-rt-14-dev llvm
 	python3 python3-scapy python3-matplotlib tshark clang-format git
 	iproute2 iputils-ping iperf3 ethtool procps
 )
