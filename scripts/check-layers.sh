@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 
 bad=0
 lib_h=$(cd include/lib && ls ./*.h | sed 's|^\./||')
-shared_h="dp.h fused.h parse_fast.h parse_fast_x8.h cksum.h rewrite_pkt.h config.h lf_log.h"
+shared_h="dp.h fused.h parse_fast.h parse_fast_x8.h cksum.h rewrite_pkt.h flow_lookup.h config.h lf_log.h"
 stages="parse fastpath flow_stage acl_stage fib_stage rewrite unhandled"
 
 includes() { sed -n 's/^#include "\([^"]*\)".*/\1/p' "$@"; }
@@ -38,7 +38,10 @@ for s in $stages; do
 		check "$f" $lib_h $shared_h "$s.h"
 	done
 done
+# The fused stages' build selector belongs to the fastpath stage.
+check src/datapath/fastpath_select.c $lib_h $shared_h fastpath.h
 for f in include/datapath/dp.h include/datapath/fused.h include/datapath/parse_fast.h \
+	include/datapath/flow_lookup.h \
 	include/datapath/parse_fast_x8.h include/datapath/cksum.h include/datapath/rewrite_pkt.h \
 	src/datapath/tx.c include/datapath/tx.h; do
 	check "$f" $lib_h $shared_h tx.h
@@ -50,7 +53,7 @@ done
 for f in src/datapath/*.c include/datapath/*.h; do
 	b=$(basename "$f")
 	b=${b%.*}
-	case " $stages tx pipeline worker dp fused parse_fast parse_fast_x8 cksum rewrite_pkt " in
+	case " $stages fastpath_select tx pipeline worker dp fused parse_fast parse_fast_x8 cksum rewrite_pkt flow_lookup " in
 	*" $b "*) ;;
 	*)
 		echo "check-layers: $f belongs to no layer: add it to scripts/check-layers.sh"

@@ -171,6 +171,11 @@ struct lf_decided {
 /** What a fused stage returns for a burst it does not take (bursts are <= 256). */
 #define LF_REFUSED UINT16_MAX
 
+struct lf_burst;
+
+/** A stage's burst function (dp.h's contract). */
+typedef uint16_t (*lf_stage_fn)(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n);
+
 /**
  * The per-burst context: everything a stage may read or write. One per
  * worker, owned by it alone (the worker embeds it); the fields above the
@@ -182,6 +187,10 @@ struct lf_burst {
 	/** The worker's flow cache (flow_stage.h) while it fronts an ACL, else NULL. */
 	struct lf_flow_table *flows;
 	uint16_t flow_prefetch_distance; /**< Flow lookups in flight. */
+	/** The fused IPv4 stages of the build the CPU runs (fastpath_select). */
+	lf_stage_fn fused_ip4;
+	lf_stage_fn fused_flow;
+	bool fused_avx512; /**< They are the AVX-512 build. */
 
 	/* Set by the loop for each burst. */
 	uint16_t rx_port; /**< Port index the burst came from. */

@@ -12,7 +12,8 @@
  *                           follow
  *
  * The pipeline (pipeline.c) runs these steps in that order; none of them
- * calls another stage. The cache is active only in front of an ACL: a plain
+ * calls another stage. A burst of plain IPv4 packets has its lookup fused
+ * with their check instead (fastpath_flow_burst, fastpath.h). The cache is active only in front of an ACL: a plain
  * FIB lookup is cheaper than a cache lookup, so without an ACL the worker
  * does not consult it (b->flows is NULL, worker.c).
  *
@@ -55,14 +56,6 @@ struct lf_flow_table *flow_stage_create(const struct lf_flow_conf *conf, unsigne
  * @return how many packets, from the first on, have a valid cached verdict.
  */
 uint16_t flow_stage_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n);
-
-/**
- * The flow lookup of a burst of plain IPv4 packets, fused with their check
- * (fused.h); b->meta is filled as parse would.
- * @return LF_REFUSED, having changed nothing, if a packet is not plain IPv4;
- *         else what flow_stage_burst returns.
- */
-uint16_t flow_stage_fused_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n);
 
 /**
  * Apply the cached verdicts of pkts[0..hits): forward (rewritten from the

@@ -30,7 +30,11 @@
 #include "parse_fast.h"
 #include "parse_fast_x8.h"
 
-#if LF_PARSE_X8
+#ifndef LF_FUSED_X8
+#error "define LF_FUSED_X8 (0 or 1) before including fused.h"
+#endif
+
+#if LF_FUSED_X8
 /*
  * Prefetch the data of pkts[from..from+8) that exist (below n): a whole
  * group as eight straight prefetches, the tail of a burst one by one.
@@ -70,7 +74,7 @@ lf_fused_check(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n, uint16_t 
 	uint64_t sw = 0;
 	uint16_t i = 0, k;
 
-#if LF_PARSE_X8
+#if LF_FUSED_X8
 	if (n >= 8) {
 		const uint16_t ahead = dist == 0 ? 0 : RTE_MAX(dist, (uint16_t)8);
 

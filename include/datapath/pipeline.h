@@ -7,7 +7,7 @@
  * many packets go on. docs/architecture.md draws the whole graph.
  *
  *   fused:   [fastpath]                              -> tx
- *            [flow fused] -> hits                    -> tx
+ *            [fastpath flow] -> hits                 -> tx
  *                         -> misses -> kind ip
  *   staged:  parse -+- ip:    [flow] -> hits         -> tx
  *                   |                -> misses -> acl -> fib -> rewrite

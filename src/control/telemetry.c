@@ -113,6 +113,11 @@ tel_info_locked(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "ipv6_routes", app->tables->fib.n6);
 	rte_tel_data_add_dict_string(d, "fib_lookup",
 				     app->tables->fib.avx512 ? "avx512" : "scalar");
+	/* The build of the fused IPv4 stages, chosen at start (fastpath.h). */
+	rte_tel_data_add_dict_string(d, "fused_stages",
+				     app->n_workers != 0 && app->workers[0]->b.fused_avx512
+					     ? "avx512"
+					     : "scalar");
 	rte_tel_data_add_dict_string(d, "fib_lookup_mode", cfg->routes.fib_lookup);
 	rte_tel_data_add_dict_u64(d, "nexthops", cfg->n_nexthops);
 	rte_tel_data_add_dict_u64(d, "acl_rules", app->tables->acl_rules);

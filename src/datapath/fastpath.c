@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The fused IPv4 stage (fastpath.h): a whole-burst specialisation of
- * parse -> fib -> rewrite for bursts of plain IPv4 packets. It keeps no
- * per-packet meta beyond the data address, and the output port only for a
- * burst to several ports: l3_off is 14 and the family is IPv4 for every
- * packet it takes. How it came to its present shape, measured step by step,
- * is in docs/perf-history.md.
+ * The fused IPv4 stages (fastpath.h): whole-burst specialisations for
+ * bursts of plain IPv4 packets, of parse -> fib -> rewrite and of the flow
+ * cache's lookup. The first keeps no per-packet meta beyond the data
+ * address, and the output port only for a burst to several ports: l3_off is
+ * 14 and the family is IPv4 for every packet it takes. How it came to its
+ * present shape, measured step by step, is in docs/perf-history.md.
+ *
+ * This file is compiled twice: as it is, for any x86-64 CPU (the _scalar
+ * functions), and with AVX-512 enabled and LF_FUSED_BUILD_AVX512 defined (the
+ * _avx512 functions, with the eight-packet check of parse_fast_x8.h).
+ * fastpath_select() picks one pair at start from the CPU's flags, as rte_fib
+ * picks its lookup, so that one build runs on any x86-64 server.
  */
 #include <string.h>
 
@@ -13,11 +19,24 @@
 
 #include "fastpath.h"
 #include "fib.h"
-#include "fused.h"
+#include "flow_lookup.h"
+#include "parse_fast_x8.h"
 #include "rewrite_pkt.h"
 
+#ifdef LF_FUSED_BUILD_AVX512
+#if !LF_PARSE_X8
+#error "LF_FUSED_BUILD_AVX512 needs AVX-512 F/BW/VL/VBMI enabled for this file"
+#endif
+#define LF_FUSED_X8 1
+#define FUSED_FN(f) f##_avx512
+#else
+#define LF_FUSED_X8 0
+#define FUSED_FN(f) f##_scalar
+#endif
+#include "fused.h"
+
 uint16_t
-fastpath_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
+FUSED_FN(fastpath_burst)(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct lf_nh *table;
 	uint64_t nh_count;
@@ -95,3 +114,27 @@ compact:
 	}
 	return k;
 }
+
+uint16_t
+FUSED_FN(fastpath_flow_burst)(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint64_t hash[LF_BURST_MAX];
+	uint16_t n8;
+
+	if (!lf_fused_check(b, pkts, n, &n8, hash, true))
+		return LF_REFUSED;
+	return lf_flow_lookup_leading(b, hash, n);
+}
+
+#ifdef LF_FUSED_BUILD_AVX512
+unsigned int
+fastpath_check_avx512(struct rte_mbuf *const *pkts, uint32_t *dst, uint8_t **data, unsigned int *sw,
+		      uint32_t *ttlw)
+{
+	__mmask8 m;
+	const __mmask8 ok = lf_parse_ipv4_plain_x8(pkts, dst, data, &m, ttlw);
+
+	*sw = m;
+	return ok;
+}
+#endif

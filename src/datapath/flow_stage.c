@@ -8,8 +8,8 @@
 #include <rte_errno.h>
 #include <rte_ether.h>
 
+#include "flow_lookup.h"
 #include "flow_stage.h"
-#include "fused.h"
 #include "rewrite_pkt.h"
 
 struct lf_flow_table *
@@ -48,29 +48,6 @@ flow_vlan(const struct rte_mbuf *m, const struct lf_meta *meta)
 	return rte_be_to_cpu_16(tci) & 0xfff;
 }
 
-/* Look up the keys b->flow_keys[0..n) (hashed into hash[] when prefetching)
- * and count the leading valid hits. */
-static inline uint16_t
-flow_lookup(struct lf_burst *b, const uint64_t *hash, uint16_t n)
-{
-	const uint16_t dist = b->flow_prefetch_distance;
-	const uint32_t gen = b->view.gen;
-	uint16_t first;
-
-	if (dist != 0)
-		lf_flow_lookup_burst_hashed(b->flows, b->flow_keys, hash, n, dist, b->rx_tsc,
-					    b->flow_hit);
-	else
-		lf_flow_lookup_burst(b->flows, b->flow_keys, n, 0, b->rx_tsc, b->flow_hit);
-	for (first = 0; first < n; first++) {
-		const struct lf_flow_hot *e = b->flow_hit[first];
-
-		if (e == NULL || !lf_flow_verdict_valid(e, gen))
-			break;
-	}
-	return first;
-}
-
 uint16_t
 flow_stage_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -91,18 +68,7 @@ flow_stage_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 		if (b->flow_prefetch_distance != 0)
 			hash[i] = lf_flow_hash_prefetch(b->flows, &b->flow_keys[i]);
 	}
-	return flow_lookup(b, hash, n);
-}
-
-uint16_t
-flow_stage_fused_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
-{
-	uint64_t hash[LF_BURST_MAX];
-	uint16_t n8;
-
-	if (!lf_fused_check(b, pkts, n, &n8, hash, true))
-		return LF_REFUSED;
-	return flow_lookup(b, hash, n);
+	return lf_flow_lookup_leading(b, hash, n);
 }
 
 uint16_t

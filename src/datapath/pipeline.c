@@ -12,7 +12,6 @@
 #include <rte_branch_prediction.h>
 
 #include "acl_stage.h"
-#include "fastpath.h"
 #include "fib_stage.h"
 #include "flow_stage.h"
 #include "parse.h"
@@ -115,12 +114,12 @@ pipeline_run_fused(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts,
 		 * bursts, so an IPv6 ACL alone cannot be bypassed. */
 		if (b->view.acl != NULL)
 			return false;
-		k = fastpath_burst(b, pkts, n);
+		k = b->fused_ip4(b, pkts, n);
 		if (k == LF_REFUSED)
 			return false;
 		pipeline_tx(b, tx, pkts, k);
 	} else {
-		const uint16_t first = flow_stage_fused_burst(b, pkts, n);
+		const uint16_t first = b->fused_flow(b, pkts, n);
 
 		if (first == LF_REFUSED)
 			return false;

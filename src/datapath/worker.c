@@ -12,6 +12,7 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_rcu_qsbr.h>
 
+#include "fastpath.h"
 #include "flow_stage.h"
 #include "hwclock.h"
 #include "lf_log.h"
@@ -45,6 +46,8 @@ worker_ready(struct worker *w)
 	w->tx.burst = w->burst;
 	w->tx.latency = w->latency;
 	w->tx.lat = w->lat[w->lat_cur];
+	if (w->b.fused_ip4 == NULL)
+		fastpath_select(&w->b, LF_FUSED_AUTO);
 	worker_flows_update(w);
 }
 
@@ -101,8 +104,9 @@ worker_main(void *arg)
 	unsigned int q;
 
 	LF_LOG(INFO, worker,
-	       "worker %u on lcore %u (socket %d): %u RX queues, burst %u, flow cache %s, flow prefetch %u",
+	       "worker %u on lcore %u (socket %d): %u RX queues, burst %u, fused stages %s, flow cache %s, flow prefetch %u",
 	       w->index, w->lcore, w->socket, w->n_rxq, w->burst,
+	       w->b.fused_avx512 ? "AVX-512" : "scalar",
 	       w->flows == NULL             ? "off"
 		       : w->b.flows != NULL ? "in front of the ACL"
 					    : "idle (no ACL)",

@@ -105,6 +105,17 @@ def expected_fib_lookup(mode):
     return "avx512" if mode == "avx512" or (mode == "auto" and avx512f) else "scalar"
 
 
+def expected_fused_stages():
+    """The build of the fused IPv4 stages lanefwd should pick at EAL's default
+    SIMD width: avx512 where the kernel's CPU flags show AVX-512 F, BW, VL and
+    VBMI, scalar elsewhere."""
+    with open("/proc/cpuinfo") as f:
+        m = re.search(r"^flags\s*:(.*)$", f.read(), re.M)
+    flags = set(m[1].split()) if m is not None else set()
+    need = {"avx512f", "avx512bw", "avx512vl", "avx512vbmi"}
+    return "avx512" if need <= flags else "scalar"
+
+
 def read_routes(path):
     routes = []
     with open(path) as f:

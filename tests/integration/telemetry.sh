@@ -121,8 +121,8 @@ echo "ok: fib_lookup = avx512 at a forced 256-bit width: exit $rc, $(grep -oF "[
 rm -rf "/var/run/dpdk/$LF_PREFIX"
 forced auto > "$D/forced_auto.conf"
 lf_start "$D/forced_auto.conf"
-fib=$(lf_tel /lanefwd/info | $PY -c 'import json, sys; i = json.load(sys.stdin)["/lanefwd/info"]; print(i["fib_lookup"], i["fib_lookup_mode"])')
+fib=$(lf_tel /lanefwd/info | $PY -c 'import json, sys; i = json.load(sys.stdin)["/lanefwd/info"]; print(i["fib_lookup"], i["fib_lookup_mode"], i["fused_stages"])')
 lf_stop
-[ "$fib" = "scalar auto" ] || die "fib_lookup = auto at a forced 256-bit width: /lanefwd/info says '$fib', expected 'scalar auto'"
-echo "ok: fib_lookup = auto at a forced 256-bit width runs the scalar lookup"
+[ "$fib" = "scalar auto scalar" ] || die "fib_lookup = auto at a forced 256-bit width: /lanefwd/info says '$fib', expected 'scalar auto scalar' (FIB lookup, its mode, fused stages)"
+echo "ok: at a forced 256-bit width, fib_lookup = auto runs the scalar lookup and the fused stages their scalar build"
 echo "PASS: telemetry"

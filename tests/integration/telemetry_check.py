@@ -192,7 +192,7 @@ def check_all(d):
               "ipv4_routes": len(cfg["routes4"]), "ipv6_routes": len(cfg["routes6"]),
               "nexthops": len(cfg["nexthops"]), "acl_rules": 0, "acl6_rules": 0,
               "acl_default": "none", "fib_lookup": lftest.expected_fib_lookup(fib),
-              "fib_lookup_mode": fib}
+              "fib_lookup_mode": fib, "fused_stages": lftest.expected_fused_stages()}
     got = {k: info.get(k) for k in wanted}
     check(got == wanted, f"/lanefwd/info {got}, expected {wanted}")
     elapsed = times["info"] - times["start"]

@@ -47,6 +47,7 @@
 #include "lf_log.h"
 #include "rewrite.h"
 #include "route.h"
+#include "fastpath.h"
 #include "pipeline.h"
 #include "worker.h"
 
@@ -135,6 +136,8 @@ static struct acl_ctx *test_acl6;
 static int acl_on;
 /* With a flow table: the one every new worker gets, and its generation. */
 static struct lf_flow_table *test_flows;
+/* The build of the fused stages the workers get (main runs both). */
+static enum lf_fused_simd fused_simd = LF_FUSED_AUTO;
 static uint32_t test_gen = 1;
 
 /* IPv6 packets the reference denied. */
@@ -766,6 +769,9 @@ worker_new(uint16_t burst, uint16_t prefetch)
 		w->tx.buf[p].port_id = port_ids[p];
 		w->tx.buf[p].queue_id = 0;
 	}
+	assert_int_equal(fastpath_select(&w->b, fused_simd), 0);
+	assert_int_equal(w->b.fused_avx512,
+			 fused_simd == LF_FUSED_AUTO && fastpath_avx512_usable());
 	worker_ready(w);
 	return w;
 }
@@ -1687,7 +1693,30 @@ test_flow_cache(void **state)
 	free(r2);
 }
 
-#define T(f) cmocka_unit_test_teardown(f, check_pool)
+/* Each test under both builds of the fused stages (fastpath.h): the one
+ * this CPU picks (the AVX-512 one where it can run it), and the scalar one,
+ * which any x86-64 CPU runs. */
+static int
+use_selected(void **state)
+{
+	(void)state;
+	fused_simd = LF_FUSED_AUTO;
+	return 0;
+}
+
+static int
+use_scalar(void **state)
+{
+	(void)state;
+	fused_simd = LF_FUSED_SCALAR;
+	return 0;
+}
+
+#define T(f)                                                                 \
+	{ #f, f, use_selected, check_pool, NULL },                           \
+	{                                                                    \
+#f " (scalar fused stages)", f, use_scalar, check_pool, NULL \
+	}
 
 int
 main(void)
