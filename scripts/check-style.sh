@@ -9,7 +9,7 @@ clang-format --dry-run --Werror "${cfiles[@]}"
 bad=0
 while IFS= read -r f; do
 	[ -s "$f" ] || continue
-	case "$f" in tests/data/*|*.pcap|*.png|LICENSE) continue ;; esac
+	case "$f" in tests/data/*|tests/fuzz/corpus/*|*.pcap|*.png|LICENSE) continue ;; esac
 	if [ "$(tail -c 1 "$f" | od -An -c | tr -d ' ')" != '\n' ]; then
 		echo "$f: no newline at end of file"; bad=1
 	fi
