@@ -6,7 +6,8 @@
 # kind B), every shape paired within each round. The whole matrix runs RUNS
 # times (default 2) as separate processes, to show what is stable. Writes
 # docs/graph-vs-stages/results.csv (a 'run' column first), run.txt and
-# summary.md (the tables docs/graph-vs-stages.md quotes). About a minute of
+# summary.md (the tables docs/graph-vs-stages.md quotes, with each figure
+# as run 1 / run 2, per-stage slopes and the core's clock against the TSC). About a minute of
 # CPU, plus the wait for the lock.
 #
 #   sudo bench/bench-graph.sh              # the run behind docs/graph-vs-stages.md
@@ -123,6 +124,32 @@ for mix in mixes:
             fmt(k("list"), "minus_single"), fmt(k("graph"), "minus_single"),
             fmt(k("graph-nostats"), "minus_single"),
             fmt(k("graph"), "minus_list"), fmt(k("graph-nostats"), "minus_list")))
+print("\n## Per stage node, one kind: slope of the paired difference over stages 1, 3, 5\n")
+print("Least-squares slope of (shape - list) against the number of stages, "
+      "cycles/packet per added stage.\n")
+print("| work | burst | graph - list | graph-nostats - list | fused - list |")
+print("| --- | ---: | ---: | ---: | ---: |")
+
+def slope(w, b, shape, run):
+    pts = [(n, float(cell[(w, b, n, "single", shape)][run]["minus_list"]))
+           for (w2, b2, n) in settings if (w2, b2) == (w, b)
+           and run in cell.get((w, b, n, "single", shape), {})]
+    if len(pts) < 2:
+        return "-"
+    mx = sum(p[0] for p in pts) / len(pts)
+    my = sum(p[1] for p in pts) / len(pts)
+    den = sum((p[0] - mx) ** 2 for p in pts)
+    return "%.2f" % (sum((p[0] - mx) * (p[1] - my) for p in pts) / den)
+
+for w, b in sorted({k[:2] for k in settings}, key=lambda k: (k[0] != "triv", k[1])):
+    print("| %s | %d | %s |" % (w, b, " | ".join(
+        " / ".join(slope(w, b, shape, run) for run in runs)
+        for shape in ("graph", "graph-nostats", "fused"))))
+print("\n## The core's clock: TSC cycles per core cycle (dependent adds), median per setting\n")
+print("| work | burst | stages | TSC per core cycle |")
+print("| --- | ---: | ---: | ---: |")
+for w, b, n in settings:
+    print("| %s | %d | %d | %s |" % (w, b, n, fmt((w, b, n, "single", "list"), "tsc_per_cycle")))
 realloc = sum(int(r["timed_reallocs"]) for r in rows)
 print("\nGraph stream reallocations during the timed rounds, all settings and runs: %d." % realloc)
 EOF

@@ -47,6 +47,9 @@
  * values: the forwarded and dropped counts and the sum of the pool's final
  * hash.rss values must equal the list shape's. A failed check prints FAIL
  * and exits with status 3. Each timed block must also forward every packet.
+ * Each round also times a chain of dependent adds: its TSC cycles per add
+ * (tsc_per_cycle) show how fast the core ran against the TSC, which on a
+ * shared VM moves the absolute figures from one setting or run to the next.
  *
  * usage: lanefwd-graphbench [EAL args] -- [--stages 1,3,5] [--burst 32,256]
  *        [--work triv,real] [--mix single,0,50] [--rounds N] [--packets N]
@@ -610,6 +613,26 @@ gb_walk_stats(struct rte_graph *graph, uint32_t walks)
 		rte_graph_walk(graph);
 }
 
+/*
+ * TSC cycles per core cycle, near enough: a chain of dependent adds runs one
+ * add per core cycle, so this block's TSC cycles per add say at what clock
+ * the core ran against the TSC (turbo, a host's share) when it ran.
+ */
+static __rte_noinline double
+gb_tsc_per_cycle(void)
+{
+	const uint32_t adds = 200000;
+	uint64_t x = 0, t0;
+	uint32_t i;
+
+	t0 = rte_rdtsc_precise();
+	for (i = 0; i < adds; i++) {
+		__asm__ volatile("" : "+r"(x));
+		x++;
+	}
+	return (double)(rte_rdtsc_precise() - t0) / adds;
+}
+
 struct gb_bench {
 	struct gb_opts o;
 	struct gb_ctx *ctx;
@@ -617,6 +640,7 @@ struct gb_bench {
 	struct gb_plan plan[2]; /* [split] */
 	/* Cycles per packet, [mix][shape][round]. */
 	double cpp[GB_LIST_MAX][GB_SHAPE_COUNT][GB_ROUNDS_MAX];
+	double clock[GB_ROUNDS_MAX]; /* gb_tsc_per_cycle() once per round. */
 	FILE *csv;
 };
 
@@ -1122,15 +1146,17 @@ gb_report(struct gb_bench *gb, enum gb_work w, unsigned int nstages, const uint6
 	const unsigned int rounds = gb->o.rounds;
 	int single = -1;
 	unsigned int mix, sh, r;
-	double v[GB_ROUNDS_MAX], med, p25, p75, d_list, d_single;
+	double v[GB_ROUNDS_MAX], tpc, med, p25, p75, d_list, d_single;
 	char name[16], dl[32], ds[32];
 
 	for (mix = 0; mix < gb->o.n_mix; mix++)
 		if (gb->o.mix[mix] < 0)
 			single = (int)mix;
+	memcpy(v, gb->clock, rounds * sizeof(v[0]));
+	tpc = gb_quantile(v, rounds, 0.5);
 	printf("%s burst %u stages %u: cycles/packet, median of %u rounds (IQR); paired medians "
-	       "of shape - list and of mix - single\n",
-	       gb_work_names[w], gb->ctx->burst, nstages, rounds);
+	       "of shape - list and of mix - single; TSC per core cycle %.3f (%.3f-%.3f)\n",
+	       gb_work_names[w], gb->ctx->burst, nstages, rounds, tpc, v[0], v[rounds - 1]);
 	for (mix = 0; mix < gb->o.n_mix; mix++) {
 		gb_mix_name(gb->o.mix[mix], name, sizeof(name));
 		for (sh = 0; sh < GB_SHAPE_COUNT; sh++) {
@@ -1164,10 +1190,11 @@ gb_report(struct gb_bench *gb, enum gb_work w, unsigned int nstages, const uint6
 					gb_shape_names[sh], med, p25, p75, d_list);
 				if (ds[0] != '\0')
 					fprintf(gb->csv, "%.3f", d_single);
-				fprintf(gb->csv, ",%" PRIu64 "\n",
+				fprintf(gb->csv, ",%" PRIu64 ",%.3f\n",
 					sh == GB_SHAPE_GRAPH || sh == GB_SHAPE_GRAPH_NOSTATS
 						? reallocs[gb->o.mix[mix] >= 0]
-						: 0);
+						: 0,
+					tpc);
 			}
 		}
 	}
@@ -1226,6 +1253,7 @@ gb_setting(struct gb_bench *gb, enum gb_work w, unsigned int burst, unsigned int
 			}
 			gb->cpp[mix][sh][r] = (double)cyc / packets;
 		}
+		gb->clock[r] = gb_tsc_per_cycle();
 	}
 	for (i = 0; i < 2; i++)
 		if (need[i])
@@ -1311,7 +1339,7 @@ main(int argc, char **argv)
 		}
 		fprintf(gb.csv,
 			"work,burst,stages,mix,shape,cpp_median,cpp_p25,cpp_p75,"
-			"minus_list,minus_single,timed_reallocs\n");
+			"minus_list,minus_single,timed_reallocs,tsc_per_cycle\n");
 	}
 	printf("graphbench: %s, lcore %u, TSC %.3f GHz, RTE_GRAPH_BURST_SIZE %d, "
 	       "RTE_LIBRTE_GRAPH_STATS %d (walk \"graph\"; \"graph-nostats\" has it off), "
