@@ -44,8 +44,9 @@ for h in "${harnesses[@]}"; do
 	start=$(date +%s)
 	rc=0
 	nice -n 19 "$exe" "${args[@]}" "$corpus" "tests/fuzz/corpus/$h" > "$logf" 2>&1 || rc=$?
-	runs=$(grep -h 'stat::number_of_executed_units' "$logf" fuzz-*.log 2>/dev/null |
-		awk '{s += $2} END {print s + 0}')
+	# With -jobs each worker logs to fuzz-N.log; add their counts up.
+	runs=$(awk '/stat::number_of_executed_units/ {s += $2} END {print s + 0}' \
+		"$logf" $(ls fuzz-*.log 2>/dev/null || true))
 	echo "fuzz.sh: $h: exit $rc, $runs inputs in $(($(date +%s) - start)) s"
 	if [ "$rc" -ne 0 ]; then
 		tail -n 40 "$logf" >&2
