@@ -95,7 +95,7 @@ struct lf_pipeline_conf {
 	uint16_t burst;
 	/**
 	 * Packets prefetched ahead: the flow table's burst lookup, and the
-	 * packet data of queues whose port DMAs it (lf_rx_prefetch()). With
+	 * packet data of queues whose port DMAs it (lf_port_prefetch_distance()). With
 	 * prefetch_auto (prefetch_distance = auto, the default) it is half the
 	 * burst, at most LF_PREFETCH_MAX.
 	 */
@@ -194,7 +194,8 @@ bool lf_driver_copies_rx(const char *driver, const char *devargs);
  * (lf_driver_copies_rx()) and prefetch_distance elsewhere; a number
  * applies to every port.
  */
-uint16_t lf_rx_prefetch(const struct lf_pipeline_conf *p, const char *driver, const char *devargs);
+uint16_t lf_port_prefetch_distance(const struct lf_pipeline_conf *p, const char *driver,
+				   const char *devargs);
 
 /**
  * What the lookup tables of a configuration need, in bytes: a rough

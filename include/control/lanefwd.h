@@ -37,7 +37,7 @@ struct lf_port {
 	bool set_promisc; /**< We turned promiscuous mode on. */
 	bool link_logged; /**< Control thread: link state logged once. */
 	uint8_t link_up; /**< Last logged link state. */
-	/** Packet-data prefetch distance of its RX queues (lf_rx_prefetch()). */
+	/** Packet-data prefetch distance of its RX queues (lf_port_prefetch_distance()). */
 	uint16_t prefetch_distance;
 	char driver[32];
 };

@@ -562,7 +562,7 @@ lf_driver_copies_rx(const char *driver, const char *devargs)
 }
 
 uint16_t
-lf_rx_prefetch(const struct lf_pipeline_conf *p, const char *driver, const char *devargs)
+lf_port_prefetch_distance(const struct lf_pipeline_conf *p, const char *driver, const char *devargs)
 {
 	if (p->prefetch_auto && lf_driver_copies_rx(driver, devargs))
 		return 0;

@@ -97,7 +97,7 @@ probe_ports(struct lf_app *app, char *err, size_t errlen)
 		}
 		snprintf(port->driver, sizeof(port->driver), "%s", info.driver_name);
 		port->prefetch_distance =
-			lf_rx_prefetch(&app->cfg.pipeline, port->driver, pc->devargs);
+			lf_port_prefetch_distance(&app->cfg.pipeline, port->driver, pc->devargs);
 	}
 	return 0;
 }

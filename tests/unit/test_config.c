@@ -766,8 +766,9 @@ test_prefetch_auto(void **state)
 
 			assert_int_equal(lf_driver_copies_rx(drivers[j].driver, drivers[j].devargs),
 					 drivers[j].copies);
-			assert_int_equal(lf_rx_prefetch(&cfg->pipeline, drivers[j].driver,
-							drivers[j].devargs),
+			assert_int_equal(lf_port_prefetch_distance(&cfg->pipeline,
+								   drivers[j].driver,
+								   drivers[j].devargs),
 					 want);
 		}
 		config_free(cfg);
