@@ -344,10 +344,21 @@ mac = 02:00:00:00:00:00
 [nexthop 1]
 port = p1
 mac = 02:00:00:00:00:01
-{flow}""".format(flow=("\n# Flow cache: every packet after the first of its flow is a hit\n"
-                     "[flow]\nentries = %d\n" % v.flow) if v.flow else "",
+{flow}""".format(flow=("\n# Flow cache: every packet after the first of its flow is a hit.\n"
+                     "# It runs only in front of an ACL: one rule that permits all.\n"
+                     "[flow]\nentries = %d\n[acl]\nipv4 = %s\ndefault = permit\n"
+                     % (v.flow, self.permit_acl())) if v.flow else "",
                  pf=v.prefetch, fib=v.fib, lat="yes" if v.latency else "no", r4=routes4, r6=routes6, pcap=self.pcap, cpu=FWD_CPU)
         return conf
+
+    def permit_acl(self):
+        """A one-rule ACL that permits every IPv4 packet, for the flow-cache
+        run: the cache fronts only an ACL (without one it stays idle)."""
+        path = os.path.join(self.tmp, "permit.acl")
+        with open(path, "w") as f:
+            f.write("@0.0.0.0/0\t0.0.0.0/0\t0 : 65535\t0 : 65535\t0x00/0x00\t"
+                    "0x0000/0x0000\tpermit\n")
+        return path
 
     def setup(self):
         os.sched_setaffinity(0, {CTRL_CPU})
@@ -998,7 +1009,8 @@ mac = 02:00:00:00:00:01
                  "differ only in" % PREFETCH + " `prefetch_distance`, the scalar FIB "
                  "lookup run only in `fib_lookup = scalar`, the latency-off run "
                  "only in `latency = no`, the "
-                 "flow-cache run only by a `[flow]` section with `entries = 65536`: its "
+                 "flow-cache run only by a `[flow]` section with `entries = 65536` and "
+                 "the one-rule permit-all `[acl]` the cache needs in front of it: its "
                  "4096 flows miss once each and hit from then on, so it measures the "
                  "flow-cache hit path (parse, flow lookup, rewrite from the entry) "
                  "against the fused IPv4 path of the first row):\n")
