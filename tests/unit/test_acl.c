@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the IPv4 5-tuple ACL (src/acl.c). Malformed rule lines come
+ * Unit tests of the IPv4 5-tuple ACL (src/lib/acl.c). Malformed rule lines come
  * first: each reason from acl_parse_line(), and acl_load() naming the file
  * and line and leaving nothing allocated. Then classification: an empty rule
  * set gives the default action, overlapping rules give the first match, and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the IPv6 5-tuple ACL (src/acl.c: acl6_parse_line(),
+ * Unit tests of the IPv6 5-tuple ACL (src/lib/acl.c: acl6_parse_line(),
  * acl6_load(), acl6_build()). Malformed rule lines come first: each reason,
  * and acl6_load() naming the file, the line and the offending value and
  * leaving nothing allocated. Then valid lines (compressed, full and

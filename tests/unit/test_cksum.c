@@ -75,7 +75,7 @@ full_cksum(const uint8_t *h)
 	return dpdk;
 }
 
-/* What src/rewrite.c does to the header: TTL - 1 and RFC 1624 update. */
+/* What the rewrite stage (rewrite_pkt.h) does to the header: TTL - 1 and RFC 1624 update. */
 static void
 decrement_ttl(uint8_t *h)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the configuration loader (src/config.c): config_load() on
+ * Unit tests of the configuration loader (src/control/config.c): config_load() on
  * invalid files first (every error must name the file, the line, the
  * section, the key and the bad value where the loader knows them), then valid
  * files with their resolved values and defaults, relative route paths,
@@ -293,7 +293,7 @@ static const struct bad_case bad_cases[] = {
 	/*
 	 * Queue 0 unpolled while queue 1 is: the section is named, but the line
 	 * is not asserted here as it is wrong (the [worker 1] line, 3, instead
-	 * of the [port p0] line, 1): reported as a bug in src/config.c.
+	 * of the [port p0] line, 1): reported as a bug in src/control/config.c.
 	 */
 	{ "queue_gap",
 	  TAIL_PORT "[worker 1]\nrx = p0:1\n",

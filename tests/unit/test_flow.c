@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the flow table (src/flow.c). Invalid parameters first, then
+ * Unit tests of the flow table (src/lib/flow.c). Invalid parameters first, then
  * keys built from packets, insert/lookup/delete in both layouts, keys that
  * differ in exactly one field (each field, IPv4 and IPv6), aging, a full
  * table with and without eviction, odd burst sizes and prefetch distances

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of lanefwd-gen's pure logic (include/gen.h), no EAL: flow keys
+ * Unit tests of lanefwd-gen's pure logic (src/gen/gen.h), no EAL: flow keys
  * read back from generated frames, flow selection distributions against
  * theory (chi-square bounds, Zipf rank frequencies from the directly summed
  * normaliser), IMIX proportions, the pacing schedule against exact 128-bit

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the parse stage (src/parse.c). Packets are built byte by byte
+ * Unit tests of the parse stage (src/datapath/parse.c). Packets are built byte by byte
  * in plain memory and copied into real mbufs from a small pool (EAL runs with
  * --no-huge --no-shconf). Malformed packets come first, each with the drop
  * reason parse_packet() must return: short frames, VLAN/QinQ tag stacks,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the route file reader (src/route.c): route_parse_line() on
+ * Unit tests of the route file reader (src/lib/route.c): route_parse_line() on
  * malformed lines first (each with its reason), then IPv4 and IPv6 routes,
  * comments, blank lines and default routes; route_load() errors that name
  * file:line, duplicate prefixes naming both lines, overlong lines, undefined
