@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the FIBs (src/lib/fib.c) and the FIB stage
- * (src/datapath/fib_stage.c) on real Internet routes: subsets of a full IPv4 and IPv6 table (tests/data, see README.md there) are read with
+ * (src/datapath/fib_stage.c) on real Internet routes: subsets of a full
+ * IPv4 and IPv6 table (tests/data, see README.md there) are read with
  * route_load() and installed with fib_init(). Errors come first (more routes
  * than max_routes, next hops out of range, tbl8 groups exhausted), then more
  * than 100,000 addresses per family (random ones, addresses inside random
