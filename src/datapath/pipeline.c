@@ -40,7 +40,8 @@ pipeline_tx(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16
 static void
 kind_ip(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
 {
-	if ((b->view.acl != NULL || b->view.acl6 != NULL) && likely(n != 0))
+	/* The ACL stage passes the burst untouched when there is no ACL. */
+	if (likely(n != 0))
 		n = acl_stage_burst(b, pkts, n);
 	if (likely(n != 0))
 		n = fib_stage_burst(b, pkts, n);
