@@ -146,6 +146,42 @@ struct lf_flow_conf {
 	bool fat; /**< layout = fat (measurements only) rather than hotcold. */
 };
 
+/** [network_instance NAME]: a DNN / APN and the UE pools routed to it. */
+#define LF_UPF_MAX_NI 16
+#define LF_UPF_MAX_POOLS 8
+struct lf_upf_ni_conf {
+	char name[64]; /**< The Network Instance IE's text (e.g. "internet"). */
+	char section[96];
+	unsigned int n_pools;
+	struct {
+		uint8_t af;
+		uint8_t plen;
+		uint8_t a[16]; /**< Network order; host bits zero. */
+	} pool[LF_UPF_MAX_POOLS];
+};
+
+/**
+ * [upf]: lanefwd as a 5G UPF (docs/upf.md). The N3 addresses receive
+ * GTP-U (uplink) and are the outer source of downlink encapsulation; the UE
+ * pools of the network instances receive downlink. PFCP (N4) is served on
+ * pfcp_addr:pfcp_port by a control thread.
+ */
+struct lf_upf_conf {
+	bool enabled; /**< The section is there. */
+	bool has_n3_ipv4, has_n3_ipv6;
+	uint8_t n3_ipv4[4]; /**< Network order. */
+	uint8_t n3_ipv6[16];
+	char pfcp_addr[64]; /**< Numeric IPv4 or IPv6; default 127.0.0.1. */
+	uint16_t pfcp_port; /**< Default 8805. */
+	char node_id[256]; /**< Node ID: an IP address or an FQDN; default pfcp_addr. */
+	uint32_t max_sessions; /**< Default 100000. */
+	uint32_t buffer_packets; /**< BUFF: downlink packets held per session (default 64). */
+	uint32_t err_ind_pps; /**< Error Indications per second per worker (default 100). */
+	uint32_t heartbeat_s; /**< Heartbeat to associated peers; 0: none (default 0). */
+	unsigned int n_ni;
+	struct lf_upf_ni_conf ni[LF_UPF_MAX_NI];
+};
+
 struct lf_config {
 	char path[LF_PATH_LEN];
 	struct lf_eal_conf eal;
@@ -153,6 +189,7 @@ struct lf_config {
 	struct lf_routes_conf routes;
 	struct lf_acl_conf acl;
 	struct lf_flow_conf flow;
+	struct lf_upf_conf upf;
 	unsigned int n_ports;
 	struct lf_port_conf ports[LF_MAX_PORTS];
 	unsigned int n_workers;

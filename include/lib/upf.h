@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The UPF's session model (TS 29.244): sessions and their PDR, FAR, QER and
+ * URR rules, in two forms.
+ *
+ * - The control form (struct upf_sess_conf and the *_conf rules) is what the
+ *   PFCP agent decodes, keeps per session and edits on a modification. It
+ *   lives in the control thread's heap.
+ * - The datapath form (struct upf_sess_dp) is what workers read: one
+ *   immutable, contiguous object per session, compiled from the control
+ *   form by the store (upf_store_*) and published through rte_hash with
+ *   lock-free readers. A modification compiles a new object and swaps it in
+ *   every hash entry that names the session; the old one is freed after an
+ *   RCU grace period (the workers' QSBR variable), so no packet ever uses a
+ *   removed or superseded rule once the swap is visible, and no worker is
+ *   paused or locked.
+ *
+ * What workers change per packet (URR volume counters, QER meter state) is
+ * not in the immutable object: it lives per worker (struct upf_wk), indexed
+ * by a slot the store allocates per rule (single writer, no atomics).
+ *
+ * This header is in lib/: it depends on no datapath or control header.
+ */
+#ifndef LF_UPF_H
+#define LF_UPF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_meter.h>
+
+/* Limits of one session, checked by the agent (Cause 73 / 69 past them). */
+#define UPF_MAX_PDR 32
+#define UPF_MAX_FAR 32
+#define UPF_MAX_QER 8
+#define UPF_MAX_URR 8
+#define UPF_MAX_SDF 8 /**< SDF filters of one PDR. */
+#define UPF_MAX_PDR_QER 2 /**< QERs one PDR names. */
+#define UPF_MAX_PDR_URR 2 /**< URRs one PDR names. */
+#define UPF_MAX_NI 16 /**< Network instances ([network_instance NAME]). */
+#define UPF_NI_NONE UINT8_MAX
+
+/** Source / destination interface values (TS 29.244 8.2.2, 8.2.24). */
+enum upf_iface {
+	UPF_IF_ACCESS = 0,
+	UPF_IF_CORE = 1,
+	UPF_IF_SGI_LAN = 2, /**< N6-LAN; treated as CORE. */
+	UPF_IF_CP = 3,
+	UPF_IF_LI = 4,
+};
+
+/** An IP address: af 4 (a[0..3], network order) or 6, or 0 for none. */
+struct upf_ip {
+	uint8_t af;
+	uint8_t a[16];
+};
+
+/** A prefix: an address with a prefix length (32 / 128 for a host). */
+struct upf_prefix {
+	uint8_t af; /**< 0: any address. */
+	uint8_t plen;
+	uint8_t a[16]; /**< Host bits zero. */
+};
+
+/**
+ * One SDF filter, from a Flow Description "permit out PROTO from A [PORTS]
+ * to B [PORTS]" (TS 29.244 5.2.1A.2, TS 29.212 5.4.2): written for the
+ * downlink, A is the remote side and B the UE. An uplink packet matches with
+ * its source as B and its destination as A.
+ */
+struct upf_sdf {
+	uint8_t proto; /**< IPPROTO_*; with any_proto, ignored. */
+	bool any_proto; /**< "ip". */
+	struct upf_prefix remote; /**< A; af 0 is "any". */
+	struct upf_prefix ue; /**< B; af 0 is "any" (also "assigned"). */
+	uint16_t rport_lo, rport_hi; /**< Remote ports; 0..65535 when unset. */
+	uint16_t uport_lo, uport_hi; /**< UE ports. */
+	bool has_tos;
+	uint8_t tos, tos_mask; /**< ToS / Traffic Class (TTC IE). */
+};
+
+/** PDR (Create PDR, TS 29.244 7.5.2.2). Ids are the PFCP rule ids. */
+struct upf_pdr_conf {
+	uint16_t id;
+	uint32_t precedence; /**< Lower wins. */
+	uint8_t src_iface; /**< enum upf_iface. */
+	uint8_t ni; /**< Network instance index, or UPF_NI_NONE. */
+	bool has_fteid;
+	uint32_t teid; /**< Local F-TEID (after CHOOSE: the one allocated). */
+	struct upf_ip fteid4, fteid6; /**< Local F-TEID addresses given / chosen. */
+	bool fteid_choose; /**< CH flag: the UP allocates the TEID. */
+	bool has_choose_id;
+	uint8_t choose_id; /**< Same CHOOSE ID in one request: same TEID. */
+	struct upf_ip ue4, ue6; /**< UE IP address (af 0: none). */
+	bool has_qfi;
+	uint8_t qfi;
+	uint8_t n_sdf;
+	struct upf_sdf sdf[UPF_MAX_SDF]; /**< Any one matching suffices. */
+	bool outer_hdr_removal; /**< GTP-U/UDP/IP removed (uplink). */
+	bool has_far;
+	uint32_t far_id;
+	uint8_t n_qer;
+	uint32_t qer_id[UPF_MAX_PDR_QER];
+	uint8_t n_urr;
+	uint32_t urr_id[UPF_MAX_PDR_URR];
+};
+
+/** FAR Apply Action bits (TS 29.244 8.2.26, octet 5). */
+#define UPF_FAR_DROP 0x01
+#define UPF_FAR_FORW 0x02
+#define UPF_FAR_BUFF 0x04
+#define UPF_FAR_NOCP 0x08
+#define UPF_FAR_DUPL 0x10
+
+/** Outer Header Creation description bits we implement (8.2.56, octet 5). */
+#define UPF_OHC_GTPU_UDP_IPV4 0x0100
+#define UPF_OHC_GTPU_UDP_IPV6 0x0200
+
+/** FAR (Create FAR, 7.5.2.3). */
+struct upf_far_conf {
+	uint32_t id;
+	uint8_t apply; /**< UPF_FAR_* bits. */
+	uint8_t dst_iface; /**< enum upf_iface (Forwarding Parameters). */
+	uint8_t ni; /**< Network instance, or UPF_NI_NONE. */
+	uint16_t ohc; /**< UPF_OHC_* or 0: no outer header creation. */
+	uint32_t ohc_teid;
+	struct upf_ip ohc_peer; /**< The gNB's (or peer UPF's) address. */
+};
+
+/** QER (Create QER, 7.5.2.5). Rates in kbit/s as PFCP carries them. */
+struct upf_qer_conf {
+	uint32_t id;
+	bool gate_ul_closed, gate_dl_closed;
+	uint64_t mbr_ul, mbr_dl; /**< 0: no MBR. */
+	uint64_t gbr_ul, gbr_dl; /**< Accepted and reported, not enforced. */
+	bool has_qfi;
+	uint8_t qfi; /**< Marked on downlink encapsulation. */
+};
+
+/** Measurement Method bits (8.2.40). */
+#define UPF_MM_DURAT 0x01
+#define UPF_MM_VOLUM 0x02
+
+/** Reporting Triggers bits (8.2.41): octet 5 in the low byte, octet 6 next. */
+#define UPF_RT_PERIO 0x0001
+#define UPF_RT_VOLTH 0x0002
+#define UPF_RT_TIMTH 0x0004
+#define UPF_RT_VOLQU 0x0100
+#define UPF_RT_TIMQU 0x0200
+
+/** URR (Create URR, 7.5.2.4). */
+struct upf_urr_conf {
+	uint32_t id;
+	uint8_t method; /**< UPF_MM_*. */
+	uint16_t triggers; /**< UPF_RT_*. */
+	uint32_t period_s; /**< Measurement Period, PERIO. */
+	bool has_vol_thresh;
+	uint64_t vol_thresh; /**< Total octets, VOLTH. */
+	bool has_vol_quota;
+	uint64_t vol_quota; /**< Total octets, VOLQU. */
+	bool has_time_thresh;
+	uint32_t time_thresh_s; /**< TIMTH. */
+};
+
+/**
+ * A session in control form. The arrays are the agent's (heap, exactly
+ * n_* long); the store only reads them.
+ */
+struct upf_sess_conf {
+	uint64_t up_seid; /**< Ours (the F-SEID we gave). */
+	uint64_t cp_seid; /**< The SMF's. */
+	struct upf_ip cp_ip;
+	uint16_t n_pdr, n_far, n_qer, n_urr;
+	struct upf_pdr_conf *pdr;
+	struct upf_far_conf *far;
+	struct upf_qer_conf *qer;
+	struct upf_urr_conf *urr;
+};
+
+/* ---- Datapath form -------------------------------------------------- */
+
+#define UPF_PDR_TEID 0x01 /**< Match the local TEID. */
+#define UPF_PDR_QFI 0x02 /**< Match the QFI of the PDU Session Container. */
+#define UPF_PDR_UE4 0x04 /**< Match the UE IPv4 address (inner src UL, dst DL). */
+#define UPF_PDR_UE6 0x08 /**< Match the UE IPv6 address (/64 prefix). */
+#define UPF_PDR_OHR 0x10 /**< Remove the outer header. */
+
+#define UPF_IDX_NONE UINT16_MAX
+
+/** A compiled PDR. Rule references are indexes into the session object. */
+struct upf_pdr_dp {
+	uint32_t precedence;
+	uint16_t id;
+	uint8_t src_iface; /**< UPF_IF_ACCESS: uplink; UPF_IF_CORE: downlink. */
+	uint8_t flags; /**< UPF_PDR_*. */
+	uint32_t teid;
+	uint32_t ue4; /**< Network order. */
+	uint8_t ue6[8]; /**< The UE's /64. */
+	uint8_t qfi;
+	uint8_t n_sdf;
+	uint16_t sdf; /**< First of n_sdf in the session's sdf array. */
+	uint16_t far; /**< Index in the session's far array (always valid). */
+	uint8_t n_qer, n_urr;
+	uint16_t qer[UPF_MAX_PDR_QER];
+	uint16_t urr[UPF_MAX_PDR_URR];
+};
+
+/** A compiled FAR. */
+struct upf_far_dp {
+	uint32_t id;
+	uint8_t apply; /**< UPF_FAR_* bits. */
+	uint8_t dst_iface;
+	uint16_t ohc; /**< UPF_OHC_GTPU_UDP_IPV4 / _IPV6 or 0. */
+	uint32_t teid; /**< Outer TEID, host order. */
+	uint32_t peer4; /**< Network order. */
+	uint32_t src4; /**< Our N3 address (network order), the outer source. */
+	uint8_t peer6[16];
+	uint8_t src6[16];
+};
+
+/** A compiled QER. */
+struct upf_qer_dp {
+	uint32_t id;
+	uint8_t gate; /**< Bit 0: uplink closed; bit 1: downlink closed. */
+	uint8_t qfi; /**< 0: none to mark. */
+	uint8_t has_mbr; /**< Bit 0: uplink MBR, bit 1: downlink MBR. */
+	uint8_t pad;
+	uint32_t meter; /**< Meter slot (upf_wk.meters), both directions: 2 per slot. */
+	uint32_t meter_gen; /**< The worker re-arms its meter state when this changes. */
+	struct rte_meter_trtcm_profile prof[2]; /**< [0] uplink, [1] downlink. */
+};
+
+/** A compiled URR: only its counter slot is per packet. */
+struct upf_urr_dp {
+	uint32_t id;
+	uint32_t slot; /**< Counter slot (upf_wk.urr). */
+};
+
+/**
+ * One session's compiled rules, immutable once published. pdr[] is sorted
+ * by precedence (ascending), uplink and downlink mixed: the first PDR whose
+ * every condition holds is the packet's.
+ */
+struct upf_sess_dp {
+	uint64_t up_seid;
+	uint32_t slot; /**< Session slot (0..max_sessions-1). */
+	uint16_t n_pdr, n_far, n_qer, n_urr, n_sdf;
+	const struct upf_pdr_dp *pdr;
+	const struct upf_far_dp *far;
+	const struct upf_qer_dp *qer;
+	const struct upf_urr_dp *urr;
+	const struct upf_sdf *sdf;
+	/* The arrays follow in the same allocation. */
+};
+
+/** Volume counters of one URR slot on one worker; single writer. */
+struct upf_urr_ctr {
+	uint64_t bytes[2]; /**< [0] uplink, [1] downlink. */
+	uint64_t pkts[2];
+};
+
+/** Meter state of one QER slot on one worker. */
+struct upf_meter {
+	struct rte_meter_trtcm m[2]; /**< [0] uplink, [1] downlink. */
+	uint32_t gen; /**< upf_qer_dp.meter_gen it was armed for; 0: never. */
+};
+
+/**
+ * UPF drop reasons (counted per worker, in struct upf_wk): each defined
+ * once, yielding the enum and the telemetry names.
+ */
+#define UPF_DROP_REASONS(X)                                                    \
+	X(GTPU_MALFORMED, "gtpu_malformed") /* Header, length or ext chain. */ \
+	X(GTPU_VERSION, "gtpu_version") /* Not GTPv1 / PT=0. */               \
+	X(GTPU_EXT_UNKNOWN, "gtpu_ext_unknown") /* Comprehension required. */ \
+	X(GTPU_NOT_GPDU, "gtpu_not_gpdu") /* A message type we do not take. */ \
+	X(UNKNOWN_TEID, "unknown_teid")                                        \
+	X(UNKNOWN_UE, "unknown_ue")                                            \
+	X(NO_PDR, "no_pdr") /* Session found, no PDR matched. */                \
+	X(FAR_DROP, "far_drop")                                                \
+	X(GATE_CLOSED, "gate_closed")                                          \
+	X(MBR_EXCEEDED, "mbr_exceeded")                                        \
+	X(BUFFER_FULL, "buffer_full")                                          \
+	X(NOT_LOCAL, "not_local") /* To an N3 address, not GTP-U. */           \
+	X(LOOP, "loop") /* Would re-enter the UPF (e.g. UE to UE). */          \
+	X(NO_HEADROOM, "no_headroom")
+
+enum upf_drop {
+#define X(e, s) UPF_DROP_##e,
+	UPF_DROP_REASONS(X)
+#undef X
+		UPF_DROP_COUNT
+};
+
+extern const char *const upf_drop_names[UPF_DROP_COUNT];
+
+/** What one worker counts for the UPF; single writer, read by telemetry. */
+struct upf_wk_stats {
+	uint64_t ul_pkts, ul_bytes; /**< Uplink forwarded (after decap). */
+	uint64_t dl_pkts, dl_bytes; /**< Downlink forwarded (after encap). */
+	uint64_t echo_replies;
+	uint64_t err_ind_sent;
+	uint64_t end_markers;
+	uint64_t buffered; /**< Handed to the control thread (BUFF). */
+	uint64_t drops[UPF_DROP_COUNT];
+};
+
+struct rte_ring;
+
+/** One worker's mutable UPF state. Only that worker writes it. */
+struct upf_wk {
+	struct upf_wk_stats stats;
+	struct upf_urr_ctr *urr; /**< [max_urrs]. */
+	struct upf_meter *meters; /**< [max_qers]. */
+	/**
+	 * Packets the worker hands to the control thread (single producer,
+	 * single consumer): BUFF / NOCP downlink packets, GTP-U signalling it
+	 * does not answer itself (Error Indication from peers).
+	 */
+	struct rte_ring *to_ctrl;
+	/** Packets the control thread hands back (released buffers, Error Indications to send). */
+	struct rte_ring *from_ctrl;
+	uint64_t err_ind_tsc; /**< Token bucket for Error Indications: next allowed. */
+} __rte_cache_aligned;
+
+/* ---- The store ------------------------------------------------------ */
+
+/** Sizes, from [upf]. */
+struct upf_store_params {
+	uint32_t max_sessions;
+	uint32_t max_urrs; /**< Counter slots, all sessions. */
+	uint32_t max_qers; /**< Meter slots, all sessions. */
+	unsigned int n_workers;
+	int socket;
+	struct rte_rcu_qsbr *qsv; /**< The workers' QSBR variable. */
+	uint32_t n3_ipv4; /**< Our N3 address, network order (0: none): FAR outer source. */
+	uint8_t n3_ipv6[16]; /**< All zero: none. */
+	uint32_t ring_size; /**< upf_wk rings. */
+};
+
+struct rte_hash;
+
+/** Key of the UE-address table: (network instance, address). */
+struct upf_ue_key {
+	uint8_t ni;
+	uint8_t af;
+	uint8_t pad[2];
+	uint8_t a[16]; /**< IPv4: a[0..3]; IPv6: the /64 in a[0..7], rest zero. */
+};
+
+/** The store: the lookup tables workers read, and what the control side owns. */
+struct upf_store {
+	struct rte_hash *teid; /**< uint32_t TEID (host order) -> struct upf_sess_dp *. */
+	struct rte_hash *ue; /**< struct upf_ue_key -> struct upf_sess_dp *. */
+	struct upf_wk *wk; /**< [n_workers]. */
+	struct upf_store_params p;
+	void *priv; /**< Slot allocators, session index, RCU defer queue. */
+};
+
+/** Create the store; NULL with err set on failure (nothing left allocated). */
+struct upf_store *upf_store_create(const struct upf_store_params *p, char *err, size_t errlen);
+void upf_store_free(struct upf_store *s);
+
+/**
+ * Publish a session: compile c into a new datapath object and install its
+ * TEIDs and UE addresses, replacing the object of the same up_seid if one
+ * exists (a modification). All or nothing: on error nothing changes.
+ * TEIDs and UE addresses the old object had and the new one does not are
+ * removed. Rule slots (URR counters, QER meters) of rules that keep their
+ * id are kept, so counts carry over a modification.
+ * @return 0, or -ENOSPC (no slot), -EEXIST (a TEID or UE address that
+ *         another session holds), -EINVAL (a PDR names a FAR, QER or URR
+ *         id the session does not have) with err saying which.
+ */
+int upf_store_put(struct upf_store *s, const struct upf_sess_conf *c, char *err, size_t errlen);
+
+/** Remove a session. The old object is freed after a grace period. */
+int upf_store_del(struct upf_store *s, uint64_t up_seid);
+
+/** Usage of one URR of a session, summed over the workers, since the session began. */
+struct upf_usage {
+	uint64_t bytes[2], pkts[2]; /**< [0] uplink, [1] downlink. */
+};
+int upf_store_usage(const struct upf_store *s, uint64_t up_seid, uint32_t urr_id,
+		    struct upf_usage *u);
+
+/** The published object of a session (control thread only), or NULL. */
+const struct upf_sess_dp *upf_store_get(const struct upf_store *s, uint64_t up_seid);
+
+/** up_seid of the session holding slot now, or 0 if none (control thread). */
+uint64_t upf_store_slot_seid(const struct upf_store *s, uint32_t slot);
+
+/** Sessions, and rule slots in use. */
+struct upf_store_counts {
+	uint32_t sessions, pdrs, fars, qers, urrs;
+	uint64_t bytes; /**< Datapath objects and tables, for memory per session. */
+};
+void upf_store_counts(const struct upf_store *s, struct upf_store_counts *c);
+
+/** Reclaim what the grace period allows; call from the control thread now and then. */
+void upf_store_reclaim(struct upf_store *s);
+
+#endif /* LF_UPF_H */
