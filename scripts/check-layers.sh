@@ -14,8 +14,8 @@ cd "$(dirname "$0")/.."
 
 bad=0
 lib_h=$(cd include/lib && ls ./*.h | sed 's|^\./||')
-shared_h="dp.h fused.h parse_fast.h parse_fast_x8.h cksum.h rewrite_pkt.h flow_lookup.h config.h lf_log.h"
-stages="parse fastpath flow_stage acl_stage fib_stage rewrite unhandled"
+shared_h="dp.h gtpu.h fused.h parse_fast.h parse_fast_x8.h cksum.h rewrite_pkt.h flow_lookup.h config.h lf_log.h"
+stages="parse fastpath flow_stage acl_stage fib_stage rewrite unhandled upf_stage"
 
 includes() { sed -n 's/^#include "\([^"]*\)".*/\1/p' "$@"; }
 in_list() { local x=$1; shift; for y in "$@"; do [ "$x" = "$y" ] && return 0; done; return 1; }
@@ -41,7 +41,7 @@ done
 # The fused stages' build selector belongs to the fastpath stage.
 check src/datapath/fastpath_select.c $lib_h $shared_h fastpath.h
 for f in include/datapath/dp.h include/datapath/fused.h include/datapath/parse_fast.h \
-	include/datapath/flow_lookup.h \
+	include/datapath/flow_lookup.h include/datapath/gtpu.h \
 	include/datapath/parse_fast_x8.h include/datapath/cksum.h include/datapath/rewrite_pkt.h \
 	src/datapath/tx.c include/datapath/tx.h; do
 	check "$f" $lib_h $shared_h tx.h
@@ -53,7 +53,7 @@ done
 for f in src/datapath/*.c include/datapath/*.h; do
 	b=$(basename "$f")
 	b=${b%.*}
-	case " $stages fastpath_select tx pipeline worker dp fused parse_fast parse_fast_x8 cksum rewrite_pkt flow_lookup " in
+	case " $stages fastpath_select tx pipeline worker dp gtpu fused parse_fast parse_fast_x8 cksum rewrite_pkt flow_lookup " in
 	*" $b "*) ;;
 	*)
 		echo "check-layers: $f belongs to no layer: add it to scripts/check-layers.sh"

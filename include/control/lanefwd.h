@@ -43,6 +43,7 @@ struct lf_port {
 };
 
 struct rte_rcu_qsbr;
+struct upf_store;
 
 struct lf_app {
 	struct lf_config cfg;
@@ -83,6 +84,8 @@ struct lf_app {
 	uint64_t start_tsc;
 	time_t start_time;
 	volatile bool quit; /* control: writes; workers: read. */
+	/** The UPF's sessions ([upf]); NULL without it. The PFCP agent writes them. */
+	struct upf_store *upf;
 };
 
 #endif /* LANEFWD_H */

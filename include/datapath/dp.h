@@ -31,18 +31,21 @@
 #include "acl.h"
 #include "config.h"
 #include "flow.h"
+#include "upf.h"
 
 /** Drop reasons, each defined once: yields the enum and the names. */
-#define LF_DROP_REASONS(X)              \
-	X(L2_MALFORMED, "l2_malformed") \
-	X(L3_MALFORMED, "l3_malformed") \
-	X(L4_MALFORMED, "l4_malformed") \
-	X(BAD_CHECKSUM, "bad_checksum") \
-	X(TTL_EXPIRED, "ttl_expired")   \
-	X(NO_ROUTE, "no_route")         \
-	X(NO_NEXTHOP, "no_nexthop")     \
-	X(NON_IP, "non_ip")             \
-	X(ACL_DENY, "acl_deny")         \
+#define LF_DROP_REASONS(X)                                               \
+	X(L2_MALFORMED, "l2_malformed")                                  \
+	X(L3_MALFORMED, "l3_malformed")                                  \
+	X(L4_MALFORMED, "l4_malformed")                                  \
+	X(BAD_CHECKSUM, "bad_checksum")                                  \
+	X(TTL_EXPIRED, "ttl_expired")                                    \
+	X(NO_ROUTE, "no_route")                                          \
+	X(NO_NEXTHOP, "no_nexthop")                                      \
+	X(NON_IP, "non_ip")                                              \
+	X(ACL_DENY, "acl_deny")                                          \
+	X(UPF, "upf") /* By the UPF: its reasons are in upf_wk_stats. */ \
+	X(LOOP, "loop") /* Routed back into a kind it has passed. */     \
 	X(TX_FULL, "tx_full")
 
 enum lf_drop {
@@ -63,6 +66,8 @@ extern const char *const lf_drop_names[LF_DROP_COUNT];
  */
 #define LF_KINDS(X)                                                        \
 	X(IP, "ip") /* IPv4/IPv6 to route: acl -> fib -> rewrite -> tx. */ \
+	X(UPF_UL, "upf_ul") /* To an N3 address: GTP-U (upf_stage.h). */   \
+	X(UPF_DL, "upf_dl") /* To a UE pool: downlink (upf_stage.h). */    \
 	X(OTHER, "other") /* Nothing lanefwd handles yet: counted non_ip. */
 
 enum lf_kind {
@@ -117,17 +122,27 @@ struct lf_meta {
 	uint8_t af; /**< 4 or 6. */
 	uint8_t l4_proto; /**< IPPROTO_*, after IPv6 extension headers. */
 	uint8_t kind; /**< enum lf_kind. */
-	uint8_t rsvd;
+	uint8_t flags; /**< LF_META_*. */
 	uint16_t out; /**< Output port index, set by rewrite. */
 	uint16_t fkey; /**< With a flow cache: index of its key in b->flow_keys. */
 };
 
-/** A next hop as the rewrite stage reads it: one 16-byte entry. */
+/** lf_meta.flags: lanefwd built this IP header (no TTL decrement on the way out). */
+#define LF_META_ORIGINATED 0x01
+
+/**
+ * A next hop as the rewrite stage reads it: one 16-byte entry. An entry
+ * without an output port either is undefined (kind LF_KIND_IP) or hands
+ * the packet to another packet kind (the FIB routes an N3 address or a UE
+ * pool there, tables.c): kind names it and arg is the kind's own argument
+ * (for LF_KIND_UPF_DL the network instance).
+ */
 struct lf_nh {
 	struct rte_ether_addr dst;
 	struct rte_ether_addr src;
 	uint16_t out; /**< Output port index; LF_NH_INVALID if undefined. */
-	uint16_t pad;
+	uint8_t kind; /**< enum lf_kind the packet goes to when out is LF_NH_INVALID. */
+	uint8_t arg;
 };
 #define LF_NH_INVALID UINT16_MAX
 
@@ -140,6 +155,17 @@ static inline unsigned int
 lf_nh_out(const struct lf_nh *table, uint64_t count, uint64_t nh)
 {
 	return nh < count ? table[nh].out : LF_NH_INVALID;
+}
+
+/**
+ * The kind a next hop without an output port hands its packets to, or
+ * LF_KIND_IP (0) when it is simply undefined. Only called once out is
+ * LF_NH_INVALID, off the forwarding path.
+ */
+static inline unsigned int
+lf_nh_kind(const struct lf_nh *table, uint64_t count, uint64_t nh)
+{
+	return nh < count ? table[nh].kind : 0;
 }
 
 struct lf_fib;
@@ -191,6 +217,12 @@ struct lf_burst {
 	lf_stage_fn fused_ip4;
 	lf_stage_fn fused_flow;
 	bool fused_avx512; /**< They are the AVX-512 build. */
+	/** The UPF's sessions (upf.h) and this worker's UPF state, or NULL without [upf]. */
+	const struct upf_store *upf;
+	struct upf_wk *upf_wk;
+	unsigned int worker_index;
+	uint64_t upf_err_ind_cycles; /**< TSC cycles between Error Indications; 0: none. */
+	uint64_t upf_meter_hz; /**< TSC rate, for the QER meters. */
 
 	/* Set by the loop for each burst. */
 	uint16_t rx_port; /**< Port index the burst came from. */
@@ -242,7 +274,8 @@ static inline void
 lf_burst_drop_decided(struct lf_burst *b, struct rte_mbuf *m, const struct lf_meta *meta,
 		      enum lf_drop reason)
 {
-	if (b->flows != NULL) {
+	/* Only the IP kind's packets have flow keys (parse made them). */
+	if (b->flows != NULL && meta->kind == LF_KIND_IP) {
 		struct lf_decided *d = &b->decided[b->n_decided++];
 
 		d->fkey = meta->fkey;
@@ -276,6 +309,24 @@ lf_burst_keep(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t i, uint16_t k
 		b->meta[k] = b->meta[i];
 	}
 	return k + 1;
+}
+
+/**
+ * A packet whose next hop has no output port: hand it to the kind the next
+ * hop names if that kind comes after the packet's (kinds only go forward),
+ * else drop it (no_nexthop, or loop when it names a kind already passed).
+ * The cold path of every stage that resolves next hops.
+ */
+static inline void
+lf_burst_nh_miss(struct lf_burst *b, struct rte_mbuf *m, const struct lf_meta *meta,
+		 unsigned int kind)
+{
+	if (kind > meta->kind)
+		lf_burst_divert(b, m, meta, (enum lf_kind)kind);
+	else if (kind == 0 && meta->kind == 0)
+		lf_burst_drop_decided(b, m, meta, LF_DROP_NO_NEXTHOP);
+	else
+		lf_burst_drop(b, m, kind == 0 ? LF_DROP_NO_NEXTHOP : LF_DROP_LOOP);
 }
 
 /** Free what the stages dropped during this burst. */

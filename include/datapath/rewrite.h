@@ -30,8 +30,17 @@ void rewrite_free(struct lf_nh *table);
 /**
  * The rewrite stage: rewrite each packet for its next hop (meta[i].nh);
  * returns the packets that go on, with meta[i].out set. A next hop without
- * a [nexthop] section is a no_nexthop drop.
+ * a [nexthop] section is a no_nexthop drop; one that the tables gave to
+ * another packet kind (an N3 address, a UE pool) hands the packet on to it.
  */
 uint16_t rewrite_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * rewrite_burst() for kinds that also send packets lanefwd built (the
+ * UPF's encapsulations and replies): those, marked LF_META_ORIGINATED, keep
+ * their TTL. A next hop that hands packets to a kind this packet has
+ * passed is a loop drop.
+ */
+uint16_t rewrite_flagged_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n);
 
 #endif /* LF_REWRITE_H */

@@ -64,12 +64,13 @@ lf_rewrite_ipv4_plain(struct rte_mbuf *m, const void *macs)
 }
 
 /**
- * Rewrite one parsed packet for its next hop: TTL or hop limit down (IPv4
- * checksum updated incrementally), VLAN tags dropped, destination and source
- * MAC from macs (12 bytes: destination then source), meta->out = out.
+ * lf_rewrite_packet(), with the TTL / hop-limit decrement a constant
+ * choice: a packet lanefwd built itself (a GTP-U encapsulation, a reply)
+ * leaves with the TTL it was given.
  */
-static inline void
-lf_rewrite_packet(struct rte_mbuf *m, struct lf_meta *meta, const void *macs, uint16_t out)
+static __rte_always_inline void
+lf_rewrite_packet_tmpl(struct rte_mbuf *m, struct lf_meta *meta, const void *macs, uint16_t out,
+		       const bool ttl)
 {
 	struct rte_ether_hdr *eth;
 	uint8_t *l3;
@@ -77,12 +78,14 @@ lf_rewrite_packet(struct rte_mbuf *m, struct lf_meta *meta, const void *macs, ui
 
 	l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, meta->l3_off);
 	if (meta->af == 4) {
-		lf_ipv4_ttl_dec((struct rte_ipv4_hdr *)l3);
+		if (ttl)
+			lf_ipv4_ttl_dec((struct rte_ipv4_hdr *)l3);
 		et = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	} else {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
 
-		ip->hop_limits--;
+		if (ttl)
+			ip->hop_limits--;
 		et = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
 	}
 	/* Drop any VLAN tags: the new Ethernet header sits right before L3. */
@@ -95,6 +98,17 @@ lf_rewrite_packet(struct rte_mbuf *m, struct lf_meta *meta, const void *macs, ui
 	memcpy(eth, macs, 2 * RTE_ETHER_ADDR_LEN);
 	eth->ether_type = et;
 	meta->out = out;
+}
+
+/**
+ * Rewrite one parsed packet for its next hop: TTL or hop limit down (IPv4
+ * checksum updated incrementally), VLAN tags dropped, destination and source
+ * MAC from macs (12 bytes: destination then source), meta->out = out.
+ */
+static inline void
+lf_rewrite_packet(struct rte_mbuf *m, struct lf_meta *meta, const void *macs, uint16_t out)
+{
+	lf_rewrite_packet_tmpl(m, meta, macs, out, true);
 }
 
 #endif /* LF_REWRITE_PKT_H */

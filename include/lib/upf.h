@@ -273,12 +273,13 @@ struct upf_meter {
  */
 #define UPF_DROP_REASONS(X)                                                    \
 	X(GTPU_MALFORMED, "gtpu_malformed") /* Header, length or ext chain. */ \
-	X(GTPU_VERSION, "gtpu_version") /* Not GTPv1 / PT=0. */               \
-	X(GTPU_EXT_UNKNOWN, "gtpu_ext_unknown") /* Comprehension required. */ \
+	X(GTPU_VERSION, "gtpu_version") /* Not GTPv1 / PT=0. */                \
+	X(GTPU_EXT_UNKNOWN, "gtpu_ext_unknown") /* Comprehension required. */  \
 	X(GTPU_NOT_GPDU, "gtpu_not_gpdu") /* A message type we do not take. */ \
+	X(INNER_MALFORMED, "inner_malformed") /* The user's IP packet. */      \
 	X(UNKNOWN_TEID, "unknown_teid")                                        \
 	X(UNKNOWN_UE, "unknown_ue")                                            \
-	X(NO_PDR, "no_pdr") /* Session found, no PDR matched. */                \
+	X(NO_PDR, "no_pdr") /* Session found, no PDR matched. */               \
 	X(FAR_DROP, "far_drop")                                                \
 	X(GATE_CLOSED, "gate_closed")                                          \
 	X(MBR_EXCEEDED, "mbr_exceeded")                                        \

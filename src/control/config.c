@@ -17,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+
 #include <rte_cfgfile.h>
 #include <rte_common.h>
 #include <rte_string_fns.h>
@@ -413,6 +415,27 @@ static const struct key_def flow_keys[] = {
 	K_SPECIAL("layout", "hotcold or fat"),
 };
 
+static const struct key_def upf_keys[] = {
+	K_SPECIAL("n3_ipv4", "our N3/N9 GTP-U IPv4 address, e.g. 192.168.3.1"),
+	K_SPECIAL("n3_ipv6", "our N3/N9 GTP-U IPv6 address, e.g. fd00:3::1"),
+	K_STR(lf_upf_conf, "pfcp_addr", pfcp_addr, "a numeric IPv4 or IPv6 address"),
+	K_UINT(lf_upf_conf, "pfcp_port", pfcp_port, 1, 65535, "a UDP port, 1 to 65535"),
+	K_STR(lf_upf_conf, "node_id", node_id, "an IP address or an FQDN"),
+	K_UINT(lf_upf_conf, "max_sessions", max_sessions, 1, 1u << 24, "sessions, 1 to 16777216"),
+	K_UINT(lf_upf_conf, "buffer_packets", buffer_packets, 0, 65536,
+	       "downlink packets held per buffering session, 0 to 65536"),
+	K_UINT(lf_upf_conf, "err_ind_pps", err_ind_pps, 0, 1000000,
+	       "Error Indications per second per worker, 0 (none) to 1000000"),
+	K_UINT(lf_upf_conf, "heartbeat_s", heartbeat_s, 0, 3600,
+	       "seconds between Heartbeat Requests to peers, 0 (none) to 3600"),
+};
+
+static const struct key_def ni_keys[] = {
+	K_SPECIAL("ue_pool",
+		  "UE prefixes routed to this network instance, e.g. "
+		  "'10.45.0.0/16, fd00:45::/48'"),
+};
+
 static const struct key_def port_keys[] = {
 	K_SPECIAL("pci", "a PCI address in the form 0000:3b:00.0"),
 	K_SPECIAL("vdev", "vdev devargs such as net_af_xdp0,iface=veth0"),
@@ -760,6 +783,150 @@ load_flow(struct ctx *c, struct lf_config *cfg, struct rte_cfgfile_entry *e, int
 	return 0;
 }
 
+/* One address of af (4 or 6) into out (network order); 0 or -EINVAL. */
+static int
+parse_ip(const char *v, int af, uint8_t *out)
+{
+	return inet_pton(af == 4 ? AF_INET : AF_INET6, v, out) == 1 ? 0 : -EINVAL;
+}
+
+static int
+load_upf(struct ctx *c, struct lf_config *cfg, struct rte_cfgfile_entry *e, int n)
+{
+	struct lf_upf_conf *u = &cfg->upf;
+	uint8_t tmp[16];
+	int k, ret;
+
+	u->enabled = true;
+	for (k = 0; k < n; k++) {
+		const char *key = e[k].name, *val = e[k].value;
+
+		ret = set_key(c, upf_keys, RTE_DIM(upf_keys), u, key, val);
+		if (ret <= 0) {
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		if (strcmp(key, "n3_ipv4") == 0) {
+			if (parse_ip(val, 4, u->n3_ipv4) != 0)
+				return key_fail(c, key, val, "expected an IPv4 address");
+			u->has_n3_ipv4 = true;
+		} else {
+			if (parse_ip(val, 6, u->n3_ipv6) != 0)
+				return key_fail(c, key, val, "expected an IPv6 address");
+			u->has_n3_ipv6 = true;
+		}
+	}
+	if (!u->has_n3_ipv4 && !u->has_n3_ipv6)
+		return section_fail(c, "missing key 'n3_ipv4' or 'n3_ipv6' (at least one)");
+	if (parse_ip(u->pfcp_addr, 4, tmp) != 0 && parse_ip(u->pfcp_addr, 6, tmp) != 0)
+		return key_fail(c, "pfcp_addr", u->pfcp_addr,
+				"expected a numeric IPv4 or IPv6 address");
+	if (u->node_id[0] == '\0')
+		strlcpy(u->node_id, u->pfcp_addr, sizeof(u->node_id));
+	return 0;
+}
+
+/* "a/len": af, prefix length and address (host bits must be zero). */
+static int
+parse_prefix(const char *v, uint8_t *af, uint8_t *plen, uint8_t *a)
+{
+	char buf[64];
+	char *slash, *end;
+	unsigned long len;
+	unsigned int i, max;
+
+	if (strlcpy(buf, v, sizeof(buf)) >= sizeof(buf))
+		return -EINVAL;
+	slash = strchr(buf, '/');
+	if (slash == NULL)
+		return -EINVAL;
+	*slash = '\0';
+	memset(a, 0, 16);
+	if (parse_ip(buf, 4, a) == 0)
+		*af = 4, max = 32;
+	else if (parse_ip(buf, 6, a) == 0)
+		*af = 6, max = 128;
+	else
+		return -EINVAL;
+	errno = 0;
+	len = strtoul(slash + 1, &end, 10);
+	if (errno != 0 || end == slash + 1 || *end != '\0' || len > max)
+		return -EINVAL;
+	for (i = 0; i < max; i++)
+		if (i >= len && (a[i / 8] & (0x80 >> (i % 8))) != 0)
+			return -ERANGE;
+	*plen = (uint8_t)len;
+	return 0;
+}
+
+/* A DNN as sections can carry it: letters, digits, '-', '_' and '.'. */
+static bool
+valid_dnn(const char *s)
+{
+	if (*s == '\0')
+		return false;
+	for (; *s != '\0'; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-' && *s != '.')
+			return false;
+	return true;
+}
+
+static int
+load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfile_entry *e, int n)
+{
+	struct lf_upf_ni_conf *ni;
+	unsigned int i;
+	int k, ret;
+
+	if (!valid_dnn(arg) || strlen(arg) >= sizeof(ni->name))
+		return section_fail(c,
+				    "expected [network_instance NAME] with NAME of letters, "
+				    "digits, '-', '_' and '.', at most 63 characters");
+	for (i = 0; i < cfg->upf.n_ni; i++)
+		if (strcmp(cfg->upf.ni[i].name, arg) == 0)
+			return section_fail(c, "network instance '%s' defined twice", arg);
+	if (cfg->upf.n_ni == LF_UPF_MAX_NI)
+		return section_fail(c, "more than %u network instances", LF_UPF_MAX_NI);
+	ni = &cfg->upf.ni[cfg->upf.n_ni++];
+	strlcpy(ni->name, arg, sizeof(ni->name));
+	strlcpy(ni->section, c->section, sizeof(ni->section));
+	for (k = 0; k < n; k++) {
+		const char *key = e[k].name, *val = e[k].value;
+		char list[LF_PATH_LEN];
+		char *tok, *save = NULL;
+
+		ret = set_key(c, ni_keys, RTE_DIM(ni_keys), ni, key, val);
+		if (ret <= 0) {
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		if (strlcpy(list, val, sizeof(list)) >= sizeof(list))
+			return key_fail(c, key, val, "longer than %zu characters",
+					sizeof(list) - 1);
+		for (tok = strtok_r(list, ", \t", &save); tok != NULL;
+		     tok = strtok_r(NULL, ", \t", &save)) {
+			if (ni->n_pools == LF_UPF_MAX_POOLS)
+				return key_fail(c, key, val, "more than %u prefixes",
+						LF_UPF_MAX_POOLS);
+			ret = parse_prefix(tok, &ni->pool[ni->n_pools].af,
+					   &ni->pool[ni->n_pools].plen, ni->pool[ni->n_pools].a);
+			if (ret == -ERANGE)
+				return key_fail(c, key, val,
+						"'%s' has host bits set past the prefix length",
+						tok);
+			if (ret != 0)
+				return key_fail(c, key, val,
+						"'%s' is not a prefix; expected e.g. 10.45.0.0/16 or "
+						"fd00:45::/48",
+						tok);
+			ni->n_pools++;
+		}
+	}
+	return 0;
+}
+
 static int
 parse_lcore_id(const char *s, unsigned int *out)
 {
@@ -992,6 +1159,11 @@ set_defaults(struct lf_config *cfg)
 	cfg->flow.entries = 1 << 20;
 	cfg->flow.idle_timeout_ms = 30000;
 	cfg->flow.evict = true;
+	strlcpy(cfg->upf.pfcp_addr, "127.0.0.1", sizeof(cfg->upf.pfcp_addr));
+	cfg->upf.pfcp_port = 8805;
+	cfg->upf.max_sessions = 100000;
+	cfg->upf.buffer_packets = 64;
+	cfg->upf.err_ind_pps = 100;
 }
 
 /*
@@ -1220,6 +1392,12 @@ config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
 			} else if (strcmp(name, "flow") == 0) {
 				if (pass == 0 && (ret = load_flow(&c, cfg, entries, n)) < 0)
 					goto out;
+			} else if (strcmp(name, "upf") == 0) {
+				if (pass == 0 && (ret = load_upf(&c, cfg, entries, n)) < 0)
+					goto out;
+			} else if ((arg = section_arg(name, "network_instance")) != NULL) {
+				if (pass == 0 && (ret = load_ni(&c, cfg, arg, entries, n)) < 0)
+					goto out;
 			} else if (strcmp(name, "eal") == 0 || strcmp(name, "pipeline") == 0 ||
 				   strcmp(name, "routes") == 0) {
 				const struct key_def *defs;
@@ -1261,10 +1439,15 @@ config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
 					goto out;
 			} else {
 				ret = section_fail(&c,
-						   "unknown section; allowed: [eal], [pipeline], [routes], [acl], [flow], [port NAME], [worker LCORE], [nexthop ID]");
+						   "unknown section; allowed: [eal], [pipeline], [routes], [acl], [flow], [upf], [network_instance NAME], [port NAME], [worker LCORE], [nexthop ID]");
 				goto out;
 			}
 		}
+	}
+	if (cfg->upf.n_ni != 0 && !cfg->upf.enabled) {
+		ret = fail(&c, "section [%s]: a network instance needs an [upf] section",
+			   cfg->upf.ni[0].section);
+		goto out;
 	}
 	cfg->eal.memory_line = key_lineno(&c, "eal", "memory");
 	cfg->eal.huge_line = key_lineno(&c, "eal", "huge");
@@ -1391,6 +1574,33 @@ yesno(bool b)
 	return b ? "yes" : "no";
 }
 
+static void
+upf_dump(const struct lf_upf_conf *u, FILE *f)
+{
+	char a[INET6_ADDRSTRLEN];
+	unsigned int i, k;
+
+	fprintf(f, "\n[upf]\n");
+	if (u->has_n3_ipv4)
+		fprintf(f, "n3_ipv4 = %s\n", inet_ntop(AF_INET, u->n3_ipv4, a, sizeof(a)));
+	if (u->has_n3_ipv6)
+		fprintf(f, "n3_ipv6 = %s\n", inet_ntop(AF_INET6, u->n3_ipv6, a, sizeof(a)));
+	fprintf(f,
+		"pfcp_addr = %s\npfcp_port = %u\nnode_id = %s\nmax_sessions = %u\n"
+		"buffer_packets = %u\nerr_ind_pps = %u\nheartbeat_s = %u\n",
+		u->pfcp_addr, u->pfcp_port, u->node_id, u->max_sessions, u->buffer_packets,
+		u->err_ind_pps, u->heartbeat_s);
+	for (i = 0; i < u->n_ni; i++) {
+		fprintf(f, "\n[network_instance %s]\nue_pool =", u->ni[i].name);
+		for (k = 0; k < u->ni[i].n_pools; k++)
+			fprintf(f, "%s %s/%u", k ? "," : "",
+				inet_ntop(u->ni[i].pool[k].af == 4 ? AF_INET : AF_INET6,
+					  u->ni[i].pool[k].a, a, sizeof(a)),
+				u->ni[i].pool[k].plen);
+		fprintf(f, "\n");
+	}
+}
+
 void
 config_dump(const struct lf_config *cfg, FILE *f)
 {
@@ -1452,6 +1662,8 @@ config_dump(const struct lf_config *cfg, FILE *f)
 			"\n[flow]\nentries = %u\nidle_timeout_ms = %u\nevict = %s\nlayout = %s\n",
 			cfg->flow.entries, cfg->flow.idle_timeout_ms,
 			cfg->flow.evict ? "oldest" : "none", cfg->flow.fat ? "fat" : "hotcold");
+	if (cfg->upf.enabled)
+		upf_dump(&cfg->upf, f);
 	for (i = 0; i < cfg->n_ports; i++) {
 		const struct lf_port_conf *p = &cfg->ports[i];
 

@@ -91,6 +91,21 @@ compact:
 		const unsigned int out = lf_nh_out(table, nh_count, nh);
 
 		if (out == LF_NH_INVALID) {
+			const unsigned int kind = lf_nh_kind(table, nh_count, nh);
+
+			if (kind != 0) {
+				/* Another kind's (the UPF's): untouched so far, handed
+				 * on with the meta parse would give it. */
+				struct lf_meta meta;
+				const unsigned int proto =
+					b->data[i][RTE_ETHER_HDR_LEN +
+						   offsetof(struct rte_ipv4_hdr, next_proto_id)];
+
+				lf_meta_plain_ipv4(&meta, proto, lf_l4_min_len[proto]);
+				meta.nh = (uint32_t)nh;
+				lf_burst_divert(b, pkts[i], &meta, (enum lf_kind)kind);
+				continue;
+			}
 			lf_burst_drop(b, pkts[i],
 				      nh == LF_NH_NONE ? LF_DROP_NO_ROUTE : LF_DROP_NO_NEXTHOP);
 			continue;

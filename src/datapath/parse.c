@@ -85,6 +85,7 @@ parse_ipv4(struct rte_mbuf *m, const uint8_t *data, unsigned int len, struct lf_
 
 	meta->af = 4;
 	meta->kind = LF_KIND_IP;
+	meta->flags = 0;
 	meta->l4_proto = ip->next_proto_id;
 	meta->l4_off = 0;
 	/* Only the first fragment carries the L4 header. */
@@ -119,6 +120,7 @@ parse_ipv6(struct rte_mbuf *m, const uint8_t *data, unsigned int len, struct lf_
 
 	meta->af = 6;
 	meta->kind = LF_KIND_IP;
+	meta->flags = 0;
 	meta->l4_off = 0;
 	nxt = ip->proto;
 	off = meta->l3_off + sizeof(*ip);

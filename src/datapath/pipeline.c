@@ -19,6 +19,7 @@
 #include "rewrite.h"
 #include "tx.h"
 #include "unhandled.h"
+#include "upf_stage.h"
 
 /* Hand what a stage left for TX to TX: all to b->out, or by meta[].out. */
 static inline void
@@ -56,6 +57,35 @@ kind_ip(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n
 	pipeline_tx(b, tx, pkts, n);
 }
 
+/*
+ * LF_KIND_UPF_UL and LF_KIND_UPF_DL: the UPF stage, then what it passes on
+ * (decapsulated, encapsulated, or a GTP-U reply) is routed like any packet.
+ * Packets lanefwd built keep their TTL (rewrite_flagged_burst).
+ */
+static void
+kind_upf_ul(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
+{
+	n = upf_ul_burst(b, pkts, n);
+	if (likely(n != 0))
+		n = fib_stage_burst(b, pkts, n);
+	if (likely(n != 0))
+		n = rewrite_flagged_burst(b, pkts, n);
+	b->out = LF_OUT_MIXED;
+	pipeline_tx(b, tx, pkts, n);
+}
+
+static void
+kind_upf_dl(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
+{
+	n = upf_dl_burst(b, pkts, n);
+	if (likely(n != 0))
+		n = fib_stage_burst(b, pkts, n);
+	if (likely(n != 0))
+		n = rewrite_flagged_burst(b, pkts, n);
+	b->out = LF_OUT_MIXED;
+	pipeline_tx(b, tx, pkts, n);
+}
+
 /* LF_KIND_OTHER: nothing handles it yet. */
 static void
 kind_other(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
@@ -68,6 +98,8 @@ typedef void (*kind_fn)(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **
 
 static const kind_fn kinds[LF_KIND_COUNT] = {
 	[LF_KIND_IP] = kind_ip,
+	[LF_KIND_UPF_UL] = kind_upf_ul,
+	[LF_KIND_UPF_DL] = kind_upf_dl,
 	[LF_KIND_OTHER] = kind_other,
 };
 
@@ -119,6 +151,8 @@ pipeline_run_fused(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts,
 		if (k == LF_REFUSED)
 			return false;
 		pipeline_tx(b, tx, pkts, k);
+		/* The fused stage hands packets the FIB gave to another kind on. */
+		pipeline_diverted(b, tx);
 	} else {
 		const uint16_t first = b->fused_flow(b, pkts, n);
 
@@ -126,8 +160,10 @@ pipeline_run_fused(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts,
 			return false;
 		pipeline_tx(b, tx, pkts, flow_stage_hits(b, pkts, first, true));
 		/* From the first miss on: the slow path, in order. */
-		if (first != n)
+		if (first != n) {
 			kind_ip(b, tx, pkts, flow_stage_misses(b, pkts, first, n));
+			pipeline_diverted(b, tx);
+		}
 	}
 	lf_burst_drops_flush(b);
 	return true;

@@ -52,8 +52,12 @@ rewrite_free(struct lf_nh *table)
 	rte_free(table);
 }
 
-uint16_t
-rewrite_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
+/*
+ * Both rewrite stages: flagged reads LF_META_ORIGINATED per packet, the
+ * plain one (the IP kind's) decrements every TTL without looking.
+ */
+static __rte_always_inline uint16_t
+rewrite_tmpl(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n, const bool flagged)
 {
 	const struct lf_nh *table = b->view.nh_table;
 	const uint32_t count = b->view.nh_count;
@@ -64,11 +68,28 @@ rewrite_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 		const unsigned int out = lf_nh_out(table, count, meta[i].nh);
 
 		if (unlikely(out == LF_NH_INVALID)) {
-			lf_burst_drop_decided(b, pkts[i], &meta[i], LF_DROP_NO_NEXTHOP);
+			lf_burst_nh_miss(b, pkts[i], &meta[i],
+					 lf_nh_kind(table, count, meta[i].nh));
 			continue;
 		}
-		lf_rewrite_packet(pkts[i], &meta[i], &table[meta[i].nh].dst, out);
+		if (flagged && (meta[i].flags & LF_META_ORIGINATED))
+			lf_rewrite_packet_tmpl(pkts[i], &meta[i], &table[meta[i].nh].dst, out,
+					       false);
+		else
+			lf_rewrite_packet(pkts[i], &meta[i], &table[meta[i].nh].dst, out);
 		k = lf_burst_keep(b, pkts, i, k);
 	}
 	return k;
+}
+
+uint16_t
+rewrite_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
+{
+	return rewrite_tmpl(b, pkts, n, false);
+}
+
+uint16_t
+rewrite_flagged_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
+{
+	return rewrite_tmpl(b, pkts, n, true);
 }

@@ -1,3 +1,804 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Placeholder: being written (issue 14). */
-typedef int lf_placeholder_upf_stage;
+/*
+ * The UPF stages (upf_stage.h). Both run the same three passes over a
+ * burst: check each packet and build its session key, look the keys up in
+ * bulk (rte_hash, lock-free readers, 64 at a time), then for each packet in
+ * order find its PDR and apply the FAR, QERs and URRs. A session object
+ * is immutable and freed only after every worker has passed a quiescent
+ * state (upf.h), so the pointers found in pass 2 stay valid for the burst.
+ *
+ * Every read of the packet is bounded by its first segment's length:
+ * a packet that does not hold what its headers claim is a counted drop.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_hash.h>
+#include <rte_ip.h>
+#include <rte_meter.h>
+#include <rte_ring.h>
+#include <rte_udp.h>
+
+#include "gtpu.h"
+#include "upf_stage.h"
+
+enum { DIR_UL = 0, DIR_DL = 1 };
+
+/* What the stages learn of a packet in pass 1. */
+struct upf_pkt {
+	uint16_t inner_off; /* Offset of the inner (user) IP header. */
+	uint16_t inner_len; /* Its total length. */
+	uint16_t l4_off; /* Offset of its L4 header; 0 when it has no ports. */
+	uint8_t af;
+	uint8_t proto;
+	uint8_t tos;
+	uint8_t qfi; /* From the PDU Session Container; UPF_QFI_NONE without one. */
+	uint8_t verdict; /* PKT_* */
+	uint8_t pad;
+	uint16_t ue_port, remote_port; /* Host order. */
+	uint32_t teid; /* Uplink: the local TEID, host order. */
+};
+
+#define UPF_QFI_NONE 0xff
+
+enum { PKT_LOOKUP, PKT_REPLY, PKT_DROPPED };
+
+static __rte_always_inline void
+upf_drop(struct lf_burst *b, struct rte_mbuf *m, enum upf_drop reason)
+{
+	LF_STAT_ADD(b->upf_wk->stats.drops[reason], 1);
+	lf_burst_drop(b, m, LF_DROP_UPF);
+}
+
+/* Valid IPv4 header: sums to 0xffff with its checksum. */
+static inline bool
+ipv4_cksum_ok(const struct rte_ipv4_hdr *ip, unsigned int ihl)
+{
+	return rte_raw_cksum(ip, ihl) == 0xffff;
+}
+
+/*
+ * The inner IP packet at p (avail bytes there): family, length, protocol,
+ * ToS and ports. ue_is_src: the UE is the source (uplink).
+ * @return 0 or -1 (malformed).
+ */
+static inline int
+inner_parse(const uint8_t *p, unsigned int avail, unsigned int off, struct upf_pkt *k)
+{
+	unsigned int hl, tot;
+	const uint8_t *l4;
+
+	if (avail < 1)
+		return -1;
+	if ((p[0] >> 4) == 4) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)p;
+
+		if (avail < sizeof(*ip))
+			return -1;
+		hl = (ip->version_ihl & 0xf) * 4u;
+		tot = rte_be_to_cpu_16(ip->total_length);
+		if (hl < sizeof(*ip) || tot < hl || tot > avail || !ipv4_cksum_ok(ip, hl))
+			return -1;
+		k->af = 4;
+		k->proto = ip->next_proto_id;
+		k->tos = ip->type_of_service;
+		/* Only the first fragment carries the ports. */
+		if ((ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK)) != 0)
+			hl = tot;
+	} else if ((p[0] >> 4) == 6) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)p;
+
+		if (avail < sizeof(*ip))
+			return -1;
+		hl = sizeof(*ip);
+		tot = hl + rte_be_to_cpu_16(ip->payload_len);
+		if (tot > avail)
+			return -1;
+		k->af = 6;
+		k->proto = ip->proto;
+		k->tos = (uint8_t)(rte_be_to_cpu_32(ip->vtc_flow) >> 20);
+	} else {
+		return -1;
+	}
+	k->inner_off = (uint16_t)off;
+	k->inner_len = (uint16_t)tot;
+	k->l4_off = 0;
+	k->ue_port = k->remote_port = 0;
+	if ((k->proto == IPPROTO_TCP || k->proto == IPPROTO_UDP || k->proto == IPPROTO_SCTP) &&
+	    tot >= hl + 4) {
+		l4 = p + hl;
+		k->l4_off = (uint16_t)(off + hl);
+		/* Filled as source/destination here; the caller orients them. */
+		k->ue_port = (uint16_t)(l4[0] << 8 | l4[1]);
+		k->remote_port = (uint16_t)(l4[2] << 8 | l4[3]);
+	}
+	return 0;
+}
+
+/* Addresses of the inner packet: source and destination. */
+static inline const uint8_t *
+inner_src(const uint8_t *ip, uint8_t af)
+{
+	return af == 4 ? ip + offsetof(struct rte_ipv4_hdr, src_addr)
+		       : ip + offsetof(struct rte_ipv6_hdr, src_addr);
+}
+
+static inline const uint8_t *
+inner_dst(const uint8_t *ip, uint8_t af)
+{
+	return af == 4 ? ip + offsetof(struct rte_ipv4_hdr, dst_addr)
+		       : ip + offsetof(struct rte_ipv6_hdr, dst_addr);
+}
+
+static inline bool
+prefix_match(const struct upf_prefix *p, uint8_t af, const uint8_t *a)
+{
+	const unsigned int full = p->plen / 8, rem = p->plen % 8;
+
+	if (p->af == 0)
+		return true;
+	if (p->af != af || memcmp(p->a, a, full) != 0)
+		return false;
+	return rem == 0 || ((a[full] ^ p->a[full]) & (0xff00 >> rem)) == 0;
+}
+
+/* One SDF filter against the packet (ue/remote already oriented). */
+static inline bool
+sdf_match(const struct upf_sdf *f, const struct upf_pkt *k, const uint8_t *ue,
+	  const uint8_t *remote)
+{
+	if (!f->any_proto && f->proto != k->proto)
+		return false;
+	if (!prefix_match(&f->remote, k->af, remote) || !prefix_match(&f->ue, k->af, ue))
+		return false;
+	if (f->has_tos && ((k->tos ^ f->tos) & f->tos_mask) != 0)
+		return false;
+	if (f->rport_lo != 0 || f->rport_hi != UINT16_MAX || f->uport_lo != 0 ||
+	    f->uport_hi != UINT16_MAX) {
+		if (k->l4_off == 0)
+			return false;
+		if (k->remote_port < f->rport_lo || k->remote_port > f->rport_hi ||
+		    k->ue_port < f->uport_lo || k->ue_port > f->uport_hi)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The packet's PDR: the first in precedence order whose conditions all
+ * hold, or NULL. The lists are short (a handful of PDRs per session), and
+ * a scan of one session's rules does not grow with the number of sessions.
+ */
+static inline const struct upf_pdr_dp *
+pdr_match(const struct upf_sess_dp *s, unsigned int dir, const struct upf_pkt *k, const uint8_t *ue,
+	  const uint8_t *remote)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < s->n_pdr; i++) {
+		const struct upf_pdr_dp *p = &s->pdr[i];
+
+		if (dir == DIR_UL ? p->src_iface != UPF_IF_ACCESS
+				  : (p->src_iface != UPF_IF_CORE && p->src_iface != UPF_IF_SGI_LAN))
+			continue;
+		if ((p->flags & UPF_PDR_TEID) && p->teid != k->teid)
+			continue;
+		if ((p->flags & UPF_PDR_QFI) && p->qfi != k->qfi)
+			continue;
+		if ((p->flags & UPF_PDR_UE4) && (k->af != 4 || memcmp(ue, &p->ue4, 4) != 0))
+			continue;
+		if ((p->flags & UPF_PDR_UE6) && (k->af != 6 || memcmp(ue, p->ue6, 8) != 0))
+			continue;
+		if (p->n_sdf != 0) {
+			for (j = 0; j < p->n_sdf; j++)
+				if (sdf_match(&s->sdf[p->sdf + j], k, ue, remote))
+					break;
+			if (j == p->n_sdf)
+				continue;
+		}
+		return p;
+	}
+	return NULL;
+}
+
+/*
+ * The PDR's QERs and URRs for one packet of len bytes: gate, MBR, then the
+ * volume counts of what passed. Returns UPF_DROP_COUNT to go on, or the
+ * drop reason. *qfi: the QFI to mark (downlink), from the first QER with one.
+ */
+static inline unsigned int
+qer_urr_apply(struct lf_burst *b, const struct upf_sess_dp *s, const struct upf_pdr_dp *p,
+	      unsigned int dir, uint32_t len, uint8_t *qfi)
+{
+	struct upf_wk *wk = b->upf_wk;
+	unsigned int i;
+
+	for (i = 0; i < p->n_qer; i++) {
+		const struct upf_qer_dp *q = &s->qer[p->qer[i]];
+
+		if (q->gate & (1u << dir))
+			return UPF_DROP_GATE_CLOSED;
+		if (q->has_mbr & (1u << dir)) {
+			struct upf_meter *mt = &wk->meters[q->meter];
+			/* rte_meter only reads the profile; its API is not const. */
+			struct rte_meter_trtcm_profile *prof =
+				(struct rte_meter_trtcm_profile *)(uintptr_t)q->prof;
+
+			/* A new or changed QER: arm this worker's meters for it. */
+			if (unlikely(mt->gen != q->meter_gen)) {
+				rte_meter_trtcm_config(&mt->m[0], &prof[0]);
+				rte_meter_trtcm_config(&mt->m[1], &prof[1]);
+				mt->gen = q->meter_gen;
+			}
+			if (rte_meter_trtcm_color_blind_check(&mt->m[dir], &prof[dir], b->rx_tsc,
+							      len) == RTE_COLOR_RED)
+				return UPF_DROP_MBR_EXCEEDED;
+		}
+		if (*qfi == 0 && q->qfi != 0)
+			*qfi = q->qfi;
+	}
+	for (i = 0; i < p->n_urr; i++) {
+		struct upf_urr_ctr *c = &wk->urr[s->urr[p->urr[i]].slot];
+
+		LF_STAT_ADD(c->bytes[dir], len);
+		LF_STAT_ADD(c->pkts[dir], 1);
+	}
+	return UPF_DROP_COUNT;
+}
+
+/* Outer UDP checksum of an IPv6 encapsulation (mandatory there). */
+static inline void
+udp6_cksum(struct rte_ipv6_hdr *ip, struct rte_udp_hdr *udp)
+{
+	udp->dgram_cksum = 0;
+	udp->dgram_cksum = rte_ipv6_udptcp_cksum(ip, udp);
+	if (udp->dgram_cksum == 0)
+		udp->dgram_cksum = 0xffff;
+}
+
+/*
+ * Encapsulate the IP packet at inner_off (inner_len bytes) in
+ * GTP-U/UDP/IP(v4 or v6) to the FAR's peer TEID, with a downlink PDU
+ * Session Container carrying qfi when it is not 0. The frame becomes
+ * Ethernet (MACs left to rewrite) + outer headers + the inner packet.
+ * @return 0, or -1 when the mbuf has no room (headroom) for the headers.
+ */
+static inline int
+encap(struct rte_mbuf *m, struct lf_meta *meta, const struct upf_far_dp *far, uint8_t qfi,
+      unsigned int inner_off, unsigned int inner_len)
+{
+	const bool v4 = (far->ohc & UPF_OHC_GTPU_UDP_IPV4) != 0;
+	const unsigned int ipl = v4 ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
+	const unsigned int gtpl = sizeof(struct gtpu_hdr) + (qfi != 0 ? 8 : 0);
+	const unsigned int hdr = RTE_ETHER_HDR_LEN + ipl + sizeof(struct rte_udp_hdr) + gtpl;
+	struct rte_ether_hdr *eth;
+	struct rte_udp_hdr *udp;
+	struct gtpu_hdr *gh;
+	uint8_t *p;
+
+	if (hdr > inner_off) {
+		if (rte_pktmbuf_prepend(m, (uint16_t)(hdr - inner_off)) == NULL)
+			return -1;
+	} else if (hdr < inner_off) {
+		rte_pktmbuf_adj(m, (uint16_t)(inner_off - hdr));
+	}
+	if (m->pkt_len > hdr + inner_len)
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - hdr - inner_len));
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	eth = (struct rte_ether_hdr *)p;
+	eth->ether_type = rte_cpu_to_be_16(v4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
+	udp = (struct rte_udp_hdr *)(p + RTE_ETHER_HDR_LEN + ipl);
+	udp->src_port = rte_cpu_to_be_16(GTPU_PORT);
+	udp->dst_port = rte_cpu_to_be_16(GTPU_PORT);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*udp) + gtpl + inner_len));
+	udp->dgram_cksum = 0;
+	gh = (struct gtpu_hdr *)(udp + 1);
+	gh->flags = GTPU_V1 | GTPU_PT | (qfi != 0 ? GTPU_E : 0);
+	gh->type = GTPU_GPDU;
+	gh->len = rte_cpu_to_be_16((uint16_t)(gtpl - sizeof(*gh) + inner_len));
+	gh->teid = rte_cpu_to_be_32(far->teid);
+	if (qfi != 0) {
+		uint8_t *o = (uint8_t *)(gh + 1);
+
+		/* Sequence and N-PDU number unused, then the container. */
+		o[0] = o[1] = o[2] = 0;
+		o[3] = GTPU_EXT_PSC;
+		o[4] = 1; /* Length in 4-octet units. */
+		o[5] = GTPU_PSC_DL << 4;
+		o[6] = qfi & GTPU_PSC_QFI_MASK;
+		o[7] = GTPU_EXT_NONE;
+	}
+	if (v4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(p + RTE_ETHER_HDR_LEN);
+
+		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		ip->type_of_service = 0;
+		ip->total_length =
+			rte_cpu_to_be_16((uint16_t)(hdr - RTE_ETHER_HDR_LEN + inner_len));
+		ip->packet_id = 0;
+		ip->fragment_offset = 0;
+		ip->time_to_live = 64;
+		ip->next_proto_id = IPPROTO_UDP;
+		ip->src_addr = far->src4;
+		ip->dst_addr = far->peer4;
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	} else {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(p + RTE_ETHER_HDR_LEN);
+
+		ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ip->payload_len = udp->dgram_len;
+		ip->proto = IPPROTO_UDP;
+		ip->hop_limits = 64;
+		memcpy(ip->src_addr, far->src6, 16);
+		memcpy(ip->dst_addr, far->peer6, 16);
+		udp6_cksum(ip, udp);
+	}
+	meta->l3_off = RTE_ETHER_HDR_LEN;
+	meta->l4_off = (uint16_t)(RTE_ETHER_HDR_LEN + ipl);
+	meta->af = v4 ? 4 : 6;
+	meta->l4_proto = IPPROTO_UDP;
+	meta->flags = LF_META_ORIGINATED;
+	return 0;
+}
+
+/*
+ * Turn a GTP-U packet at its outer IP header into a reply to its sender:
+ * addresses swapped, UDP from 2152 to dport, the GTP-U message of gtp_len
+ * bytes (already written at the GTP-U offset) as its payload.
+ */
+static inline void
+reply_outer(struct rte_mbuf *m, struct lf_meta *meta, uint16_t dport, unsigned int gtp_len)
+{
+	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, meta->l3_off);
+	struct rte_udp_hdr *udp = rte_pktmbuf_mtod_offset(m, struct rte_udp_hdr *, meta->l4_off);
+	const unsigned int end = meta->l4_off + sizeof(*udp) + gtp_len;
+	uint8_t tmp[16];
+
+	if (m->pkt_len > end)
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - end));
+	udp->dst_port = rte_cpu_to_be_16(dport);
+	udp->src_port = rte_cpu_to_be_16(GTPU_PORT);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*udp) + gtp_len));
+	udp->dgram_cksum = 0;
+	if (meta->af == 4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+		const uint32_t a = ip->src_addr;
+
+		ip->src_addr = ip->dst_addr;
+		ip->dst_addr = a;
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(end - meta->l3_off));
+		ip->time_to_live = 64;
+		ip->fragment_offset = 0;
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	} else {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
+
+		memcpy(tmp, ip->src_addr, 16);
+		memcpy(ip->src_addr, ip->dst_addr, 16);
+		memcpy(ip->dst_addr, tmp, 16);
+		ip->payload_len = udp->dgram_len;
+		ip->hop_limits = 64;
+		/* Only a header without extensions is replied to (ul_check). */
+		udp6_cksum(ip, udp);
+	}
+	meta->flags = LF_META_ORIGINATED;
+}
+
+/* Echo Response (29.281 7.2.2) in place of an Echo Request: its sequence number, Recovery 0. */
+static inline void
+echo_reply(struct rte_mbuf *m, struct lf_meta *meta, struct gtpu_hdr *gh)
+{
+	const struct rte_udp_hdr *udp =
+		rte_pktmbuf_mtod_offset(m, const struct rte_udp_hdr *, meta->l4_off);
+	uint8_t *o = (uint8_t *)(gh + 1);
+
+	gh->flags = GTPU_V1 | GTPU_PT | GTPU_S;
+	gh->type = GTPU_ECHO_RESP;
+	gh->len = rte_cpu_to_be_16(4 + 2);
+	gh->teid = 0;
+	/* o[0..1]: the request's sequence number, kept. */
+	o[2] = 0;
+	o[3] = GTPU_EXT_NONE;
+	o[4] = GTPU_IE_RECOVERY;
+	o[5] = 0;
+	reply_outer(m, meta, rte_be_to_cpu_16(udp->src_port), sizeof(*gh) + 6);
+}
+
+/*
+ * Error Indication (29.281 7.3.1) in place of a G-PDU for an unknown TEID:
+ * TEID Data I with that TEID and the GTP-U Peer Address it was sent to.
+ */
+static inline void
+err_ind_reply(struct rte_mbuf *m, struct lf_meta *meta, struct gtpu_hdr *gh, uint32_t teid)
+{
+	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, meta->l3_off);
+	const unsigned int alen = meta->af == 4 ? 4 : 16;
+	uint8_t *o = (uint8_t *)(gh + 1);
+	uint8_t local[16];
+
+	memcpy(local, inner_dst(l3, meta->af), alen);
+	gh->flags = GTPU_V1 | GTPU_PT | GTPU_S;
+	gh->type = GTPU_ERR_IND;
+	gh->len = rte_cpu_to_be_16((uint16_t)(4 + 5 + 3 + alen));
+	gh->teid = 0;
+	o[0] = o[1] = o[2] = 0;
+	o[3] = GTPU_EXT_NONE;
+	o[4] = GTPU_IE_TEID_DATA_I;
+	o[5] = (uint8_t)(teid >> 24);
+	o[6] = (uint8_t)(teid >> 16);
+	o[7] = (uint8_t)(teid >> 8);
+	o[8] = (uint8_t)teid;
+	o[9] = GTPU_IE_PEER_ADDR;
+	o[10] = 0;
+	o[11] = (uint8_t)alen;
+	memcpy(&o[12], local, alen);
+	reply_outer(m, meta, GTPU_PORT, sizeof(*gh) + 12 + alen);
+}
+
+/* Make the first segment at least need bytes long (a reply longer than its request). */
+static inline int
+ensure_len(struct rte_mbuf *m, unsigned int need)
+{
+	const unsigned int have = rte_pktmbuf_data_len(m);
+
+	if (have >= need)
+		return 0;
+	if (m->nb_segs != 1 || rte_pktmbuf_append(m, (uint16_t)(need - have)) == NULL)
+		return -1;
+	return 0;
+}
+
+/*
+ * Pass 1 of the uplink for one packet: a GTP-U message to an N3 address.
+ * G-PDUs get their TEID, QFI and inner packet in k (PKT_LOOKUP); an Echo
+ * Request becomes its response (PKT_REPLY); everything else is dropped
+ * (PKT_DROPPED, counted).
+ */
+static inline void
+ul_check(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta, struct upf_pkt *k)
+{
+	const unsigned int len = rte_pktmbuf_data_len(m);
+	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+	const struct rte_udp_hdr *udp;
+	struct gtpu_hdr *gh;
+	unsigned int off, end, udp_len, gtp_end, next, n_ext = 0;
+
+	k->verdict = PKT_DROPPED;
+	if (meta->l4_proto != IPPROTO_UDP || meta->l4_off == 0 ||
+	    len < meta->l4_off + sizeof(*udp)) {
+		upf_drop(b, m, UPF_DROP_NOT_LOCAL);
+		return;
+	}
+	udp = (const struct rte_udp_hdr *)(d + meta->l4_off);
+	if (udp->dst_port != rte_cpu_to_be_16(GTPU_PORT)) {
+		upf_drop(b, m, UPF_DROP_NOT_LOCAL);
+		return;
+	}
+	udp_len = rte_be_to_cpu_16(udp->dgram_len);
+	off = meta->l4_off + sizeof(*udp);
+	end = meta->l4_off + udp_len;
+	if (udp_len < sizeof(*udp) + sizeof(*gh) || end > len) {
+		upf_drop(b, m, UPF_DROP_GTPU_MALFORMED);
+		return;
+	}
+	gh = (struct gtpu_hdr *)(d + off);
+	if ((gh->flags & (GTPU_VER_MASK | GTPU_PT)) != (GTPU_V1 | GTPU_PT)) {
+		upf_drop(b, m, UPF_DROP_GTPU_VERSION);
+		return;
+	}
+	gtp_end = off + sizeof(*gh) + rte_be_to_cpu_16(gh->len);
+	if (gtp_end > end) {
+		upf_drop(b, m, UPF_DROP_GTPU_MALFORMED);
+		return;
+	}
+	off += sizeof(*gh);
+	k->qfi = UPF_QFI_NONE;
+	if (gh->flags & GTPU_OPT) {
+		if (off + sizeof(struct gtpu_opt) > gtp_end) {
+			upf_drop(b, m, UPF_DROP_GTPU_MALFORMED);
+			return;
+		}
+		next = (gh->flags & GTPU_E) ? d[off + 3] : GTPU_EXT_NONE;
+		off += sizeof(struct gtpu_opt);
+		/* The extension header chain: each is a length in 4-octet units,
+		 * its content, and the next type in its last octet. */
+		while (next != GTPU_EXT_NONE) {
+			unsigned int elen;
+
+			if (off + 4 > gtp_end || ++n_ext > GTPU_EXT_MAX) {
+				upf_drop(b, m, UPF_DROP_GTPU_MALFORMED);
+				return;
+			}
+			elen = d[off] * 4u;
+			if (elen == 0 || off + elen > gtp_end) {
+				upf_drop(b, m, UPF_DROP_GTPU_MALFORMED);
+				return;
+			}
+			if (next == GTPU_EXT_PSC)
+				k->qfi = d[off + 2] & GTPU_PSC_QFI_MASK;
+			else if (next & GTPU_EXT_COMPREHENSION_REQUIRED) {
+				upf_drop(b, m, UPF_DROP_GTPU_EXT_UNKNOWN);
+				return;
+			}
+			next = d[off + elen - 1];
+			off += elen;
+		}
+	}
+	switch (gh->type) {
+	case GTPU_GPDU:
+		break;
+	case GTPU_ECHO_REQ:
+		/* A request carries a sequence number to echo (S set), and only
+		 * a plain IPv6 header is rebuilt in place. */
+		if (!(gh->flags & GTPU_S) ||
+		    (meta->af == 6 && meta->l4_off != meta->l3_off + sizeof(struct rte_ipv6_hdr))) {
+			upf_drop(b, m, UPF_DROP_GTPU_MALFORMED);
+			return;
+		}
+		if (ensure_len(m, meta->l4_off + sizeof(*udp) + sizeof(*gh) + 6) != 0) {
+			upf_drop(b, m, UPF_DROP_NO_HEADROOM);
+			return;
+		}
+		echo_reply(m, meta, gh);
+		LF_STAT_ADD(b->upf_wk->stats.echo_replies, 1);
+		k->verdict = PKT_REPLY;
+		return;
+	case GTPU_END_MARKER:
+		/* Not relayed yet (docs/upf.md): counted apart from errors. */
+		LF_STAT_ADD(b->upf_wk->stats.end_markers, 1);
+		upf_drop(b, m, UPF_DROP_GTPU_NOT_GPDU);
+		return;
+	default:
+		upf_drop(b, m, UPF_DROP_GTPU_NOT_GPDU);
+		return;
+	}
+	if (inner_parse(d + off, gtp_end - off, off, k) != 0) {
+		upf_drop(b, m, UPF_DROP_INNER_MALFORMED);
+		return;
+	}
+	k->teid = rte_be_to_cpu_32(gh->teid);
+	k->verdict = PKT_LOOKUP;
+}
+
+/* Pass 1 of the downlink for one packet: the IP packet to a UE itself. */
+static inline void
+dl_check(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta, struct upf_pkt *k,
+	 struct upf_ue_key *key)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	const unsigned int len = rte_pktmbuf_data_len(m);
+
+	k->verdict = PKT_DROPPED;
+	/* Parse checked the header; inner_parse checks it again as a UE
+	 * packet (and gives the ports whatever the extension headers). */
+	if (meta->l3_off >= len ||
+	    inner_parse(d + meta->l3_off, len - meta->l3_off, meta->l3_off, k) != 0) {
+		upf_drop(b, m, UPF_DROP_INNER_MALFORMED);
+		return;
+	}
+	/* Routed here: the UE is the destination, its port the second. */
+	RTE_SWAP(k->ue_port, k->remote_port);
+	k->qfi = UPF_QFI_NONE;
+	memset(key, 0, sizeof(*key));
+	key->ni = lf_nh_kind(b->view.nh_table, b->view.nh_count, meta->nh) == LF_KIND_UPF_DL
+		? b->view.nh_table[meta->nh].arg
+		: 0;
+	key->af = k->af;
+	memcpy(key->a, inner_dst(d + meta->l3_off, k->af), k->af == 4 ? 4 : 8);
+	k->verdict = PKT_LOOKUP;
+}
+
+/* Look the keys of the PKT_LOOKUP packets up, 64 at a time (rte_hash's bulk limit). */
+static inline void
+lookup_bulk(const struct rte_hash *h, const void **keys, void **obj, unsigned int nk)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < nk; i += RTE_HASH_LOOKUP_BULK_MAX) {
+		const unsigned int c = RTE_MIN(nk - i, (unsigned int)RTE_HASH_LOOKUP_BULK_MAX);
+		uint64_t hits = 0;
+
+		rte_hash_lookup_bulk_data(h, &keys[i], c, &hits, &obj[i]);
+		for (j = 0; j < c; j++)
+			if (!(hits & (1ull << j)))
+				obj[i + j] = NULL;
+	}
+}
+
+/* FAR BUFF / NOCP: the frame goes to the control thread, which holds or reports it. */
+static inline void
+to_ctrl(struct lf_burst *b, struct rte_mbuf *m, const struct upf_sess_dp *s)
+{
+	m->hash.usr = s->slot;
+	m->hash.fdir.hi = b->rx_port;
+	if (rte_ring_sp_enqueue(b->upf_wk->to_ctrl, m) != 0) {
+		upf_drop(b, m, UPF_DROP_BUFFER_FULL);
+		return;
+	}
+	LF_STAT_ADD(b->upf_wk->stats.buffered, 1);
+}
+
+uint16_t
+upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct upf_pkt k[LF_BURST_MAX];
+	const void *keys[LF_BURST_MAX];
+	void *obj[LF_BURST_MAX];
+	uint16_t i, nk = 0, out = 0;
+	uint64_t bytes = 0, fwd = 0;
+
+	for (i = 0; i < n; i++) {
+		ul_check(b, pkts[i], &b->meta[i], &k[i]);
+		if (k[i].verdict == PKT_LOOKUP)
+			keys[nk++] = &k[i].teid;
+	}
+	lookup_bulk(b->upf->teid, keys, obj, nk);
+
+	for (i = 0, nk = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct lf_meta *meta = &b->meta[i];
+		const struct upf_sess_dp *s;
+		const struct upf_pdr_dp *p;
+		const struct upf_far_dp *far;
+		const uint8_t *ip;
+		unsigned int why;
+		uint8_t qfi = 0;
+
+		if (k[i].verdict == PKT_DROPPED)
+			continue;
+		if (k[i].verdict == PKT_REPLY) {
+			out = lf_burst_keep(b, pkts, i, out);
+			continue;
+		}
+		s = obj[nk++];
+		if (s == NULL) {
+			/* Unknown TEID: tell the sender, at a bounded rate. */
+			if (b->upf_err_ind_cycles != 0 && b->rx_tsc >= b->upf_wk->err_ind_tsc &&
+			    (meta->af == 4 || meta->l4_off == meta->l3_off + 40) &&
+			    ensure_len(m,
+				       meta->l4_off + 8 + sizeof(struct gtpu_hdr) + 12 +
+					       (meta->af == 4 ? 4 : 16)) == 0) {
+				b->upf_wk->err_ind_tsc = b->rx_tsc + b->upf_err_ind_cycles;
+				err_ind_reply(m, meta,
+					      rte_pktmbuf_mtod_offset(m, struct gtpu_hdr *,
+								      meta->l4_off + 8),
+					      k[i].teid);
+				LF_STAT_ADD(b->upf_wk->stats.err_ind_sent, 1);
+				LF_STAT_ADD(b->upf_wk->stats.drops[UPF_DROP_UNKNOWN_TEID], 1);
+				out = lf_burst_keep(b, pkts, i, out);
+			} else {
+				upf_drop(b, m, UPF_DROP_UNKNOWN_TEID);
+			}
+			continue;
+		}
+		ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, k[i].inner_off);
+		p = pdr_match(s, DIR_UL, &k[i], inner_src(ip, k[i].af), inner_dst(ip, k[i].af));
+		if (p == NULL) {
+			upf_drop(b, m, UPF_DROP_NO_PDR);
+			continue;
+		}
+		far = &s->far[p->far];
+		if (!(far->apply & UPF_FAR_FORW)) {
+			if (far->apply & (UPF_FAR_BUFF | UPF_FAR_NOCP))
+				to_ctrl(b, m, s);
+			else
+				upf_drop(b, m, UPF_DROP_FAR_DROP);
+			continue;
+		}
+		why = qer_urr_apply(b, s, p, DIR_UL, k[i].inner_len, &qfi);
+		if (why != UPF_DROP_COUNT) {
+			upf_drop(b, m, (enum upf_drop)why);
+			continue;
+		}
+		if (far->ohc != 0) {
+			/* N9: on to the next UPF, in a tunnel of its own. */
+			if (encap(m, meta, far, qfi, k[i].inner_off, k[i].inner_len) != 0) {
+				upf_drop(b, m, UPF_DROP_NO_HEADROOM);
+				continue;
+			}
+		} else {
+			/* N6: the UE's packet, routed like any other (TTL included). */
+			const uint8_t ttl = k[i].af == 4 ? ip[8] : ip[7];
+			uint8_t *eth;
+
+			if (ttl <= 1) {
+				lf_burst_drop(b, m, LF_DROP_TTL_EXPIRED);
+				continue;
+			}
+			rte_pktmbuf_adj(m, (uint16_t)(k[i].inner_off - RTE_ETHER_HDR_LEN));
+			if (m->pkt_len > RTE_ETHER_HDR_LEN + (uint32_t)k[i].inner_len)
+				rte_pktmbuf_trim(m,
+						 (uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN -
+							    k[i].inner_len));
+			eth = rte_pktmbuf_mtod(m, uint8_t *);
+			eth[12] = k[i].af == 4 ? 0x08 : 0x86;
+			eth[13] = k[i].af == 4 ? 0x00 : 0xdd;
+			meta->l3_off = RTE_ETHER_HDR_LEN;
+			meta->l4_off = k[i].l4_off
+				? (uint16_t)(k[i].l4_off - k[i].inner_off + RTE_ETHER_HDR_LEN)
+				: 0;
+			meta->af = k[i].af;
+			meta->l4_proto = k[i].proto;
+			meta->flags = 0;
+		}
+		bytes += k[i].inner_len;
+		fwd++;
+		out = lf_burst_keep(b, pkts, i, out);
+	}
+	LF_STAT_ADD(b->upf_wk->stats.ul_pkts, fwd);
+	LF_STAT_ADD(b->upf_wk->stats.ul_bytes, bytes);
+	return out;
+}
+
+uint16_t
+upf_dl_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct upf_pkt k[LF_BURST_MAX];
+	struct upf_ue_key key[LF_BURST_MAX];
+	const void *keys[LF_BURST_MAX];
+	void *obj[LF_BURST_MAX];
+	uint16_t i, nk = 0, out = 0;
+	uint64_t bytes = 0, fwd = 0;
+
+	for (i = 0; i < n; i++) {
+		dl_check(b, pkts[i], &b->meta[i], &k[i], &key[i]);
+		if (k[i].verdict == PKT_LOOKUP)
+			keys[nk++] = &key[i];
+	}
+	lookup_bulk(b->upf->ue, keys, obj, nk);
+
+	for (i = 0, nk = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct lf_meta *meta = &b->meta[i];
+		const struct upf_sess_dp *s;
+		const struct upf_pdr_dp *p;
+		const struct upf_far_dp *far;
+		const uint8_t *ip;
+		unsigned int why;
+		uint8_t qfi = 0;
+
+		if (k[i].verdict == PKT_DROPPED)
+			continue;
+		s = obj[nk++];
+		if (s == NULL) {
+			upf_drop(b, m, UPF_DROP_UNKNOWN_UE);
+			continue;
+		}
+		ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, k[i].inner_off);
+		p = pdr_match(s, DIR_DL, &k[i], inner_dst(ip, k[i].af), inner_src(ip, k[i].af));
+		if (p == NULL) {
+			upf_drop(b, m, UPF_DROP_NO_PDR);
+			continue;
+		}
+		far = &s->far[p->far];
+		if (!(far->apply & UPF_FAR_FORW)) {
+			if (far->apply & (UPF_FAR_BUFF | UPF_FAR_NOCP))
+				to_ctrl(b, m, s);
+			else
+				upf_drop(b, m, UPF_DROP_FAR_DROP);
+			continue;
+		}
+		why = qer_urr_apply(b, s, p, DIR_DL, k[i].inner_len, &qfi);
+		if (why != UPF_DROP_COUNT) {
+			upf_drop(b, m, (enum upf_drop)why);
+			continue;
+		}
+		if (far->ohc == 0) {
+			/* Forwarding to the UE without a tunnel would route it here again. */
+			upf_drop(b, m, UPF_DROP_LOOP);
+			continue;
+		}
+		if (encap(m, meta, far, qfi, k[i].inner_off, k[i].inner_len) != 0) {
+			upf_drop(b, m, UPF_DROP_NO_HEADROOM);
+			continue;
+		}
+		bytes += k[i].inner_len;
+		fwd++;
+		out = lf_burst_keep(b, pkts, i, out);
+	}
+	LF_STAT_ADD(b->upf_wk->stats.dl_pkts, fwd);
+	LF_STAT_ADD(b->upf_wk->stats.dl_bytes, bytes);
+	return out;
+}

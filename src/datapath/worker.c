@@ -11,6 +11,7 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 #include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
 
 #include "fastpath.h"
 #include "flow_stage.h"
@@ -92,6 +93,22 @@ worker_rx_time_hw(struct worker *w, const struct rte_mbuf *m, uint16_t port_idx)
 	LF_STAT_ADD(w->stats.rx_hw_stamped, 1);
 }
 
+static unsigned int
+worker_from_ctrl(struct worker *w, struct rte_mbuf **pkts, uint16_t burst)
+{
+	const unsigned int n =
+		rte_ring_sc_dequeue_burst(w->b.upf_wk->from_ctrl, (void **)pkts, burst, NULL);
+
+	if (n == 0)
+		return 0;
+	/* The port index the frame first came in on (upf_stage's to_ctrl). */
+	w->b.rx_port = (uint16_t)pkts[0]->hash.fdir.hi;
+	w->b.prefetch_distance = 0;
+	w->b.rx_tsc = rte_rdtsc();
+	pipeline_run(&w->b, &w->tx, pkts, (uint16_t)n);
+	return n;
+}
+
 int
 worker_main(void *arg)
 {
@@ -157,6 +174,11 @@ worker_main(void *arg)
 				worker_rx_time_hw(w, pkts[0], rq->port_idx);
 			pipeline_run(&w->b, &w->tx, pkts, n);
 		}
+		/* Worker 0 also takes what the UPF's control thread hands back
+		 * (released FAR BUFF packets), as if just received. */
+		if (w->b.upf_wk != NULL && w->index == 0 &&
+		    unlikely(!rte_ring_empty(w->b.upf_wk->from_ctrl)))
+			got += worker_from_ctrl(w, pkts, burst);
 		now = rte_rdtsc();
 		/* What this iteration sent has left: its residence ends now. */
 		tx_lat_record(&w->tx, now);
