@@ -879,6 +879,8 @@ load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfil
 	unsigned int i;
 	int k, ret;
 
+	if (!cfg->upf.enabled)
+		return section_fail(c, "a network instance needs an [upf] section");
 	if (!valid_dnn(arg) || strlen(arg) >= sizeof(ni->name))
 		return section_fail(c,
 				    "expected [network_instance NAME] with NAME of letters, "
@@ -1396,7 +1398,7 @@ config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
 				if (pass == 0 && (ret = load_upf(&c, cfg, entries, n)) < 0)
 					goto out;
 			} else if ((arg = section_arg(name, "network_instance")) != NULL) {
-				if (pass == 0 && (ret = load_ni(&c, cfg, arg, entries, n)) < 0)
+				if (pass == 1 && (ret = load_ni(&c, cfg, arg, entries, n)) < 0)
 					goto out;
 			} else if (strcmp(name, "eal") == 0 || strcmp(name, "pipeline") == 0 ||
 				   strcmp(name, "routes") == 0) {
@@ -1443,11 +1445,6 @@ config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
 				goto out;
 			}
 		}
-	}
-	if (cfg->upf.n_ni != 0 && !cfg->upf.enabled) {
-		ret = fail(&c, "section [%s]: a network instance needs an [upf] section",
-			   cfg->upf.ni[0].section);
-		goto out;
 	}
 	cfg->eal.memory_line = key_lineno(&c, "eal", "memory");
 	cfg->eal.huge_line = key_lineno(&c, "eal", "huge");

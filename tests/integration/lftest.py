@@ -17,7 +17,8 @@ import subprocess
 
 DROP_REASONS = [
     "l2_malformed", "l3_malformed", "l4_malformed", "bad_checksum",
-    "ttl_expired", "no_route", "no_nexthop", "non_ip", "acl_deny", "tx_full",
+    "ttl_expired", "no_route", "no_nexthop", "non_ip", "acl_deny", "upf", "loop",
+    "tx_full",
 ]
 
 ETH_IPV4 = 0x0800
