@@ -21,6 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* upf.h uses __rte_cache_aligned without including its definition. */
+#include <rte_common.h>
+
 #include "upf.h"
 
 #define PFCP_PORT 8805
