@@ -1,0 +1,976 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the UPF session store (src/lib/upf_store.c). Invalid input
+ * first (parameters, rule references, limits), then what a put compiles
+ * (flags, indexes, FAR addresses, meter profiles, precedence order), the
+ * keys it installs and their owner, replacement (keys moved, slots and
+ * meter generations kept or renewed), conflicts and a table running full
+ * in the middle of a put (all or nothing: the old state stays), deletion,
+ * slot exhaustion, URR usage across slot reuse (the test writes the
+ * workers' counters itself), counts, the rings, and the RCU grace period
+ * before a slot is reused.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <rte_common.h>
+#include <rte_eal.h>
+#include <rte_hash.h>
+#include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
+
+#include "upf.h"
+
+#define N3_V4 0x0103a8c0u /* 192.168.3.1, network order on little endian */
+
+/* A session under construction, with room for every rule it may have. */
+struct sb {
+	struct upf_sess_conf c;
+	struct upf_pdr_conf pdr[UPF_MAX_PDR];
+	struct upf_far_conf far[UPF_MAX_FAR];
+	struct upf_qer_conf qer[UPF_MAX_QER];
+	struct upf_urr_conf urr[UPF_MAX_URR];
+};
+
+static char err[256];
+
+static void
+sb_init(struct sb *b, uint64_t seid)
+{
+	memset(b, 0, sizeof(*b));
+	b->c.up_seid = seid;
+	b->c.cp_seid = seid + 1000;
+	b->c.pdr = b->pdr;
+	b->c.far = b->far;
+	b->c.qer = b->qer;
+	b->c.urr = b->urr;
+}
+
+static struct upf_far_conf *
+add_far(struct sb *b, uint32_t id, uint8_t apply)
+{
+	struct upf_far_conf *f = &b->far[b->c.n_far++];
+
+	f->id = id;
+	f->apply = apply;
+	f->ni = UPF_NI_NONE;
+	return f;
+}
+
+static struct upf_pdr_conf *
+add_pdr(struct sb *b, uint16_t id, uint32_t prec, uint8_t iface, uint32_t far_id)
+{
+	struct upf_pdr_conf *p = &b->pdr[b->c.n_pdr++];
+
+	p->id = id;
+	p->precedence = prec;
+	p->src_iface = iface;
+	p->ni = UPF_NI_NONE;
+	p->has_far = true;
+	p->far_id = far_id;
+	return p;
+}
+
+/* Uplink PDR on a TEID. */
+static struct upf_pdr_conf *
+add_ul(struct sb *b, uint16_t id, uint32_t prec, uint32_t teid, uint32_t far_id)
+{
+	struct upf_pdr_conf *p = add_pdr(b, id, prec, UPF_IF_ACCESS, far_id);
+
+	p->has_fteid = true;
+	p->teid = teid;
+	p->outer_hdr_removal = true;
+	return p;
+}
+
+static void
+set_ue4(struct upf_ip *ip, uint32_t host)
+{
+	memset(ip, 0, sizeof(*ip));
+	ip->af = 4;
+	ip->a[0] = (uint8_t)(host >> 24);
+	ip->a[1] = (uint8_t)(host >> 16);
+	ip->a[2] = (uint8_t)(host >> 8);
+	ip->a[3] = (uint8_t)host;
+}
+
+/* Downlink PDR on a UE IPv4 address (host order) in network instance ni. */
+static struct upf_pdr_conf *
+add_dl(struct sb *b, uint16_t id, uint32_t prec, uint32_t ue, uint8_t ni, uint32_t far_id)
+{
+	struct upf_pdr_conf *p = add_pdr(b, id, prec, UPF_IF_CORE, far_id);
+
+	set_ue4(&p->ue4, ue);
+	p->ni = ni;
+	return p;
+}
+
+static struct upf_qer_conf *
+add_qer(struct sb *b, uint32_t id, uint64_t mbr_ul, uint64_t mbr_dl)
+{
+	struct upf_qer_conf *q = &b->qer[b->c.n_qer++];
+
+	q->id = id;
+	q->mbr_ul = mbr_ul;
+	q->mbr_dl = mbr_dl;
+	return q;
+}
+
+static void
+add_urr(struct sb *b, uint32_t id)
+{
+	struct upf_urr_conf *u = &b->urr[b->c.n_urr++];
+
+	u->id = id;
+	u->method = UPF_MM_VOLUM;
+}
+
+/* The simplest session: one uplink and one downlink PDR, a FAR each. */
+static void
+sb_simple(struct sb *b, uint64_t seid, uint32_t teid, uint32_t ue)
+{
+	struct upf_far_conf *f;
+
+	sb_init(b, seid);
+	add_far(b, 1, UPF_FAR_FORW)->dst_iface = UPF_IF_CORE;
+	f = add_far(b, 2, UPF_FAR_FORW);
+	f->dst_iface = UPF_IF_ACCESS;
+	f->ohc = UPF_OHC_GTPU_UDP_IPV4;
+	f->ohc_teid = teid + 0x10000;
+	set_ue4(&f->ohc_peer, 0xc0a80302);
+	add_ul(b, 1, 100, teid, 1);
+	add_dl(b, 2, 100, ue, 0, 2);
+}
+
+static struct upf_store *
+mk(uint32_t sessions, uint32_t urrs, uint32_t qers, unsigned int workers, struct rte_rcu_qsbr *v)
+{
+	struct upf_store_params p = {
+		.max_sessions = sessions,
+		.max_urrs = urrs,
+		.max_qers = qers,
+		.n_workers = workers,
+		.socket = SOCKET_ID_ANY,
+		.qsv = v,
+		.n3_ipv4 = N3_V4,
+		.ring_size = 100,
+	};
+	struct upf_store *s;
+
+	p.n3_ipv6[0] = 0xfd;
+	p.n3_ipv6[15] = 1;
+	s = upf_store_create(&p, err, sizeof(err));
+	if (s == NULL)
+		fail_msg("upf_store_create: %s", err);
+	return s;
+}
+
+static const struct upf_sess_dp *
+by_teid(const struct upf_store *s, uint32_t teid)
+{
+	void *d;
+
+	if (rte_hash_lookup_data(s->teid, &teid, &d) < 0)
+		return NULL;
+	return d;
+}
+
+static const struct upf_sess_dp *
+by_ue4(const struct upf_store *s, uint8_t ni, uint32_t host)
+{
+	struct upf_ue_key k;
+	struct upf_ip ip;
+	void *d;
+
+	memset(&k, 0, sizeof(k));
+	set_ue4(&ip, host);
+	k.ni = ni;
+	k.af = 4;
+	memcpy(k.a, ip.a, 4);
+	if (rte_hash_lookup_data(s->ue, &k, &d) < 0)
+		return NULL;
+	return d;
+}
+
+static int
+put(struct upf_store *s, const struct sb *b)
+{
+	err[0] = '\0';
+	return upf_store_put(s, &b->c, err, sizeof(err));
+}
+
+static void
+assert_err_has(const char *a, const char *b)
+{
+	if (strstr(err, a) == NULL || (b != NULL && strstr(err, b) == NULL))
+		fail_msg("error \"%s\" does not name \"%s\"%s%s", err, a, b ? " and " : "",
+			 b ? b : "");
+}
+
+static void
+assert_empty(const struct upf_store *s)
+{
+	struct upf_store_counts c;
+
+	upf_store_counts(s, &c);
+	assert_int_equal(c.sessions, 0);
+	assert_int_equal(c.pdrs + c.fars + c.qers + c.urrs, 0);
+	assert_int_equal(rte_hash_count(s->teid), 0);
+	assert_int_equal(rte_hash_count(s->ue), 0);
+}
+
+/* ---- invalid input ---- */
+
+static void
+test_invalid_params(void **state)
+{
+	struct upf_store_params p = { .max_sessions = 0, .socket = SOCKET_ID_ANY };
+
+	(void)state;
+	err[0] = '\0';
+	assert_null(upf_store_create(&p, err, sizeof(err)));
+	assert_err_has("max_sessions", NULL);
+	assert_null(upf_store_create(NULL, err, sizeof(err)));
+	p.max_sessions = 1u << 30;
+	assert_null(upf_store_create(&p, err, sizeof(err)));
+	upf_store_free(NULL);
+	upf_store_reclaim(NULL);
+}
+
+static void
+test_invalid_session(void **state)
+{
+	struct upf_store *s = mk(16, 16, 16, 1, NULL);
+	struct upf_pdr_conf *p;
+	struct upf_usage u;
+	struct sb b;
+
+	(void)state;
+	assert_int_equal(upf_store_put(s, NULL, err, sizeof(err)), -EINVAL);
+
+	sb_simple(&b, 0, 0x100, 0x0a2d0001);
+	assert_int_equal(put(s, &b), -EINVAL);
+	assert_err_has("up_seid", NULL);
+
+	/* A PDR without a FAR. */
+	sb_simple(&b, 1, 0x100, 0x0a2d0001);
+	b.pdr[1].has_far = false;
+	assert_int_equal(put(s, &b), -EINVAL);
+	assert_err_has("PDR 2", "FAR");
+
+	/* A FAR, QER or URR the session does not have: the error names both ids. */
+	sb_simple(&b, 1, 0x100, 0x0a2d0001);
+	b.pdr[0].far_id = 77;
+	assert_int_equal(put(s, &b), -EINVAL);
+	assert_err_has("PDR 1", "FAR 77");
+
+	sb_simple(&b, 1, 0x100, 0x0a2d0001);
+	add_qer(&b, 5, 0, 0);
+	p = &b.pdr[1];
+	p->n_qer = 2;
+	p->qer_id[0] = 5;
+	p->qer_id[1] = 6;
+	assert_int_equal(put(s, &b), -EINVAL);
+	assert_err_has("PDR 2", "QER 6");
+
+	sb_simple(&b, 1, 0x100, 0x0a2d0001);
+	add_urr(&b, 9);
+	p = &b.pdr[0];
+	p->n_urr = 1;
+	p->urr_id[0] = 8;
+	assert_int_equal(put(s, &b), -EINVAL);
+	assert_err_has("PDR 1", "URR 8");
+
+	/* Duplicate ids. */
+	sb_simple(&b, 1, 0x100, 0x0a2d0001);
+	add_far(&b, 2, UPF_FAR_DROP);
+	assert_int_equal(put(s, &b), -EINVAL);
+	assert_err_has("FAR id 2", NULL);
+	sb_simple(&b, 1, 0x100, 0x0a2d0001);
+	b.pdr[1].id = 1;
+	assert_int_equal(put(s, &b), -EINVAL);
+	assert_err_has("PDR id 1", NULL);
+
+	/* Past the limits. */
+	sb_simple(&b, 1, 0x100, 0x0a2d0001);
+	b.pdr[0].n_sdf = UPF_MAX_SDF + 1;
+	assert_int_equal(put(s, &b), -EINVAL);
+	sb_simple(&b, 1, 0x100, 0x0a2d0001);
+	b.c.n_qer = UPF_MAX_QER + 1;
+	assert_int_equal(put(s, &b), -EINVAL);
+	sb_simple(&b, 1, 0x100, 0x0a2d0001);
+	b.pdr[1].ue4.af = 6;
+	assert_int_equal(put(s, &b), -EINVAL);
+	sb_simple(&b, 1, 0x100, 0x0a2d0001);
+	b.c.pdr = NULL;
+	assert_int_equal(put(s, &b), -EINVAL);
+
+	/* Nothing was left behind. */
+	assert_empty(s);
+	assert_null(upf_store_get(s, 1));
+	assert_int_equal(upf_store_del(s, 1), -ENOENT);
+	assert_int_equal(upf_store_usage(s, 1, 1, &u), -ENOENT);
+	assert_int_equal(upf_store_slot_seid(s, 0), 0);
+	assert_int_equal(upf_store_slot_seid(s, 1u << 31), 0);
+	upf_store_free(s);
+}
+
+/* ---- what a put compiles ---- */
+
+static void
+test_compile(void **state)
+{
+	struct upf_store *s = mk(16, 16, 16, 2, NULL);
+	const struct upf_sess_dp *d;
+	struct upf_pdr_conf *p;
+	struct upf_qer_conf *q;
+	struct sb b;
+	unsigned int i;
+
+	(void)state;
+	sb_simple(&b, 7, 0x100, 0x0a2d0001);
+	b.pdr[0].has_qfi = true;
+	b.pdr[0].qfi = 9;
+	b.pdr[0].n_sdf = 2;
+	b.pdr[0].sdf[0].proto = 17;
+	b.pdr[0].sdf[1].proto = 6;
+	b.pdr[1].ni = 3;
+	q = add_qer(&b, 11, 1000, 100000);
+	q->gate_ul_closed = true;
+	q->has_qfi = true;
+	q->qfi = 5;
+	add_qer(&b, 12, 0, 0)->gate_dl_closed = true;
+	add_urr(&b, 21);
+	add_urr(&b, 22);
+	b.pdr[1].n_qer = 2;
+	b.pdr[1].qer_id[0] = 12;
+	b.pdr[1].qer_id[1] = 11;
+	b.pdr[1].n_urr = 1;
+	b.pdr[1].urr_id[0] = 22;
+	/* An IPv6 downlink PDR (N6-LAN) without a network instance. */
+	p = add_pdr(&b, 3, 50, UPF_IF_SGI_LAN, 2);
+	p->ue6.af = 6;
+	p->ue6.a[0] = 0xfd;
+	p->ue6.a[1] = 0x45;
+	p->ue6.a[7] = 0x01;
+	p->ue6.a[15] = 0x99; /* Beyond the /64: not part of the key. */
+	assert_int_equal(put(s, &b), 0);
+
+	d = upf_store_get(s, 7);
+	assert_non_null(d);
+	assert_int_equal(d->up_seid, 7);
+	assert_int_equal(d->n_pdr, 3);
+	assert_int_equal(d->n_far, 2);
+	assert_int_equal(d->n_qer, 2);
+	assert_int_equal(d->n_urr, 2);
+	assert_int_equal(d->n_sdf, 2);
+	assert_int_equal(upf_store_slot_seid(s, d->slot), 7);
+
+	/* Precedence order: PDR 3 (50) first, then 1 and 2 (100, as given). */
+	assert_int_equal(d->pdr[0].id, 3);
+	assert_int_equal(d->pdr[1].id, 1);
+	assert_int_equal(d->pdr[2].id, 2);
+
+	assert_int_equal(d->pdr[0].src_iface, UPF_IF_CORE);
+	assert_int_equal(d->pdr[0].flags, UPF_PDR_UE6);
+	assert_int_equal(d->pdr[0].ue6[0], 0xfd);
+	assert_int_equal(d->pdr[0].ue6[7], 0x01);
+	assert_int_equal(d->pdr[0].far, 1);
+
+	assert_int_equal(d->pdr[1].flags, UPF_PDR_TEID | UPF_PDR_QFI | UPF_PDR_OHR);
+	assert_int_equal(d->pdr[1].teid, 0x100);
+	assert_int_equal(d->pdr[1].qfi, 9);
+	assert_int_equal(d->pdr[1].far, 0);
+	assert_int_equal(d->pdr[1].n_sdf, 2);
+	assert_int_equal(d->sdf[d->pdr[1].sdf].proto, 17);
+	assert_int_equal(d->sdf[d->pdr[1].sdf + 1].proto, 6);
+	assert_int_equal(d->pdr[1].n_qer, 0);
+	assert_int_equal(d->pdr[1].qer[0], UPF_IDX_NONE);
+
+	assert_int_equal(d->pdr[2].flags, UPF_PDR_UE4);
+	assert_memory_equal(&d->pdr[2].ue4, "\x0a\x2d\x00\x01", 4);
+	assert_int_equal(d->pdr[2].n_qer, 2);
+	assert_int_equal(d->pdr[2].qer[0], 1);
+	assert_int_equal(d->pdr[2].qer[1], 0);
+	assert_int_equal(d->pdr[2].n_urr, 1);
+	assert_int_equal(d->pdr[2].urr[0], 1);
+	assert_int_equal(d->pdr[2].urr[1], UPF_IDX_NONE);
+
+	/* FARs: our N3 address as the outer source, the peer's, host-order TEID. */
+	assert_int_equal(d->far[1].id, 2);
+	assert_int_equal(d->far[1].ohc, UPF_OHC_GTPU_UDP_IPV4);
+	assert_int_equal(d->far[1].teid, 0x10100);
+	assert_memory_equal(&d->far[1].peer4, "\xc0\xa8\x03\x02", 4);
+	assert_int_equal(d->far[1].src4, N3_V4);
+	assert_int_equal(d->far[1].src6[0], 0xfd);
+	assert_int_equal(d->far[1].src6[15], 1);
+	assert_int_equal(d->far[0].apply, UPF_FAR_FORW);
+
+	/* QERs: gates, QFI, MBR profiles (10 ms of the rate, at least 16 KiB). */
+	assert_int_equal(d->qer[0].gate, 1);
+	assert_int_equal(d->qer[0].qfi, 5);
+	assert_int_equal(d->qer[0].has_mbr, 3);
+	assert_int_equal(d->qer[0].prof[0].cbs, 16384);
+	assert_int_equal(d->qer[0].prof[1].cbs, 100000 * 1000 / 8 / 100);
+	assert_int_equal(d->qer[0].prof[1].pbs, 100000 * 1000 / 8 / 100);
+	assert_int_equal(d->qer[1].gate, 2);
+	assert_int_equal(d->qer[1].has_mbr, 0);
+	assert_int_equal(d->qer[1].qfi, 0);
+	assert_int_not_equal(d->qer[0].meter_gen, 0);
+	assert_int_not_equal(d->qer[1].meter_gen, 0);
+	assert_int_not_equal(d->qer[0].meter_gen, d->qer[1].meter_gen);
+	assert_int_not_equal(d->qer[0].meter, d->qer[1].meter);
+	assert_true(d->qer[0].meter < 16 && d->qer[1].meter < 16);
+	assert_int_equal(d->urr[0].id, 21);
+	assert_int_equal(d->urr[1].id, 22);
+	assert_int_not_equal(d->urr[0].slot, d->urr[1].slot);
+
+	/* Keys: the TEID, the UE IPv4 in its network instance, the UE /64 in 0. */
+	assert_ptr_equal(by_teid(s, 0x100), d);
+	assert_ptr_equal(by_ue4(s, 3, 0x0a2d0001), d);
+	assert_null(by_ue4(s, 0, 0x0a2d0001));
+	{
+		struct upf_ue_key k;
+		void *x;
+
+		memset(&k, 0, sizeof(k));
+		k.af = 6;
+		k.a[0] = 0xfd;
+		k.a[1] = 0x45;
+		k.a[7] = 0x01;
+		assert_true(rte_hash_lookup_data(s->ue, &k, &x) >= 0);
+		assert_ptr_equal(x, d);
+	}
+	assert_int_equal(rte_hash_count(s->teid), 1);
+	assert_int_equal(rte_hash_count(s->ue), 2);
+
+	for (i = 0; i < UPF_DROP_COUNT; i++)
+		assert_non_null(upf_drop_names[i]);
+	assert_string_equal(upf_drop_names[UPF_DROP_UNKNOWN_TEID], "unknown_teid");
+	upf_store_free(s);
+}
+
+/* Several PDRs on one TEID and one UE address: one key each, removed with the session. */
+static void
+test_shared_keys(void **state)
+{
+	struct upf_store *s = mk(16, 16, 16, 1, NULL);
+	struct sb b;
+
+	(void)state;
+	sb_simple(&b, 7, 0x100, 0x0a2d0001);
+	add_ul(&b, 3, 10, 0x100, 1)->n_sdf = 1;
+	add_dl(&b, 4, 10, 0x0a2d0001, 0, 2)->n_sdf = 1;
+	assert_int_equal(put(s, &b), 0);
+	assert_int_equal(rte_hash_count(s->teid), 1);
+	assert_int_equal(rte_hash_count(s->ue), 1);
+	assert_int_equal(upf_store_get(s, 7)->pdr[0].id, 3);
+	assert_int_equal(upf_store_get(s, 7)->pdr[1].id, 4);
+	assert_int_equal(upf_store_del(s, 7), 0);
+	assert_empty(s);
+	upf_store_free(s);
+}
+
+/* ---- replace, conflict, delete ---- */
+
+static void
+test_replace(void **state)
+{
+	struct upf_store *s = mk(16, 16, 16, 1, NULL);
+	const struct upf_sess_dp *d1, *d2, *d3;
+	struct upf_qer_dp q1[2];
+	struct upf_urr_dp u1;
+	uint32_t slot1;
+	struct sb b;
+
+	(void)state;
+	sb_simple(&b, 7, 0x100, 0x0a2d0001);
+	add_qer(&b, 11, 1000, 1000);
+	add_qer(&b, 12, 2000, 0);
+	add_urr(&b, 21);
+	add_urr(&b, 22);
+	assert_int_equal(put(s, &b), 0);
+	d1 = upf_store_get(s, 7);
+	/* Without a QSBR variable the old object goes at once: keep what we compare. */
+	memcpy(q1, d1->qer, sizeof(q1));
+	u1 = d1->urr[0];
+	slot1 = d1->slot;
+
+	/* New TEID, same UE; QER 11 the same, 12 a new MBR, 13 new; URR 21 kept, 22 gone. */
+	b.pdr[0].teid = 0x200;
+	b.qer[1].mbr_ul = 3000;
+	add_qer(&b, 13, 0, 0);
+	b.c.n_urr = 1;
+	assert_int_equal(put(s, &b), 0);
+	d2 = upf_store_get(s, 7);
+	assert_ptr_not_equal(d1, d2);
+	assert_int_equal(d2->slot, slot1);
+	assert_null(by_teid(s, 0x100));
+	assert_ptr_equal(by_teid(s, 0x200), d2);
+	assert_ptr_equal(by_ue4(s, 0, 0x0a2d0001), d2);
+	assert_int_equal(rte_hash_count(s->teid), 1);
+	assert_int_equal(rte_hash_count(s->ue), 1);
+
+	assert_int_equal(d2->qer[0].meter, q1[0].meter);
+	assert_int_equal(d2->qer[0].meter_gen, q1[0].meter_gen);
+	assert_int_equal(d2->qer[1].meter, q1[1].meter);
+	assert_int_not_equal(d2->qer[1].meter_gen, q1[1].meter_gen);
+	assert_int_not_equal(d2->qer[2].meter, q1[0].meter);
+	assert_int_not_equal(d2->qer[2].meter, q1[1].meter);
+	assert_int_not_equal(d2->qer[2].meter_gen, 0);
+	assert_int_equal(d2->urr[0].slot, u1.slot);
+	{
+		struct upf_store_counts c;
+
+		upf_store_counts(s, &c);
+		assert_int_equal(c.sessions, 1);
+		assert_int_equal(c.pdrs, 2);
+		assert_int_equal(c.fars, 2);
+		assert_int_equal(c.qers, 3);
+		assert_int_equal(c.urrs, 1);
+	}
+
+	/* Uplink gone, a second UE address: the TEID leaves, the address comes. */
+	b.pdr[0] = b.pdr[1];
+	b.pdr[0].id = 1;
+	set_ue4(&b.pdr[0].ue4, 0x0a2d0002);
+	assert_int_equal(put(s, &b), 0);
+	d3 = upf_store_get(s, 7);
+	assert_int_equal(rte_hash_count(s->teid), 0);
+	assert_ptr_equal(by_ue4(s, 0, 0x0a2d0001), d3);
+	assert_ptr_equal(by_ue4(s, 0, 0x0a2d0002), d3);
+
+	assert_int_equal(upf_store_del(s, 7), 0);
+	assert_null(upf_store_get(s, 7));
+	assert_int_equal(upf_store_slot_seid(s, slot1), 0);
+	assert_int_equal(upf_store_del(s, 7), -ENOENT);
+	assert_empty(s);
+	upf_store_free(s);
+}
+
+static void
+test_conflict(void **state)
+{
+	struct upf_store *s = mk(16, 16, 16, 1, NULL);
+	const struct upf_sess_dp *a, *bb;
+	struct upf_store_counts c0, c1;
+	struct sb b;
+
+	(void)state;
+	sb_simple(&b, 1, 0x100, 0x0a2d0001);
+	assert_int_equal(put(s, &b), 0);
+	a = upf_store_get(s, 1);
+	sb_simple(&b, 2, 0x200, 0x0a2d0002);
+	add_urr(&b, 1);
+	assert_int_equal(put(s, &b), 0);
+	bb = upf_store_get(s, 2);
+	upf_store_counts(s, &c0);
+
+	/* A new session on a held TEID, and on a held UE address. */
+	sb_simple(&b, 3, 0x100, 0x0a2d0003);
+	assert_int_equal(put(s, &b), -EEXIST);
+	assert_err_has("0x00000100", "0x1");
+	sb_simple(&b, 3, 0x300, 0x0a2d0001);
+	assert_int_equal(put(s, &b), -EEXIST);
+	assert_err_has("10.45.0.1", NULL);
+	assert_null(upf_store_get(s, 3));
+	assert_null(by_teid(s, 0x300));
+
+	/* A modification of session 2: a new TEID, a new URR, then a held address. */
+	sb_simple(&b, 2, 0x201, 0x0a2d0002);
+	add_urr(&b, 1);
+	add_urr(&b, 2);
+	add_dl(&b, 3, 5, 0x0a2d0001, 0, 2);
+	assert_int_equal(put(s, &b), -EEXIST);
+	assert_ptr_equal(upf_store_get(s, 2), bb);
+	assert_ptr_equal(by_teid(s, 0x200), bb);
+	assert_null(by_teid(s, 0x201));
+	assert_ptr_equal(by_ue4(s, 0, 0x0a2d0002), bb);
+	assert_ptr_equal(by_ue4(s, 0, 0x0a2d0001), a);
+	upf_store_counts(s, &c1);
+	assert_memory_equal(&c0, &c1, sizeof(c0));
+	upf_store_free(s);
+}
+
+/* A key table fills up in the middle of a put: everything is undone. */
+static void
+test_table_full_rollback(void **state)
+{
+	/* Two sessions: key tables of 62 entries (the power of 2 above 64, less 2). */
+	struct upf_store *s = mk(2, 16, 16, 1, NULL);
+	const struct upf_sess_dp *d1, *d2;
+	struct upf_store_counts c0, c1;
+	struct sb b;
+	unsigned int i;
+
+	(void)state;
+	sb_init(&b, 1);
+	add_far(&b, 1, UPF_FAR_FORW);
+	for (i = 0; i < UPF_MAX_PDR; i++)
+		add_ul(&b, (uint16_t)i, i, 1 + i, 1);
+	add_urr(&b, 1);
+	assert_int_equal(put(s, &b), 0);
+	d1 = upf_store_get(s, 1);
+
+	sb_init(&b, 2);
+	add_far(&b, 1, UPF_FAR_FORW);
+	for (i = 0; i < 28; i++)
+		add_ul(&b, (uint16_t)i, i, 101 + i, 1);
+	assert_int_equal(put(s, &b), 0);
+	d2 = upf_store_get(s, 2);
+	assert_int_equal(rte_hash_count(s->teid), 60);
+	upf_store_counts(s, &c0);
+
+	/* Session 1 keeps TEIDs 1..16 and asks for 16 new ones: 2 fit. */
+	sb_init(&b, 1);
+	add_far(&b, 1, UPF_FAR_FORW);
+	for (i = 0; i < UPF_MAX_PDR; i++)
+		add_ul(&b, (uint16_t)i, i, i < 16 ? 1 + i : 201 + i, 1);
+	add_urr(&b, 1);
+	add_urr(&b, 2);
+	assert_int_equal(put(s, &b), -ENOSPC);
+	assert_err_has("TEID", "full");
+	assert_ptr_equal(upf_store_get(s, 1), d1);
+	for (i = 0; i < UPF_MAX_PDR; i++) {
+		assert_ptr_equal(by_teid(s, 1 + i), d1);
+		assert_null(by_teid(s, 201 + i));
+	}
+	assert_int_equal(rte_hash_count(s->teid), 60);
+	upf_store_counts(s, &c1);
+	assert_memory_equal(&c0, &c1, sizeof(c0));
+
+	/* A third session is refused for want of a slot, not of keys. */
+	sb_simple(&b, 3, 0x300, 0x0a2d0003);
+	assert_int_equal(put(s, &b), -ENOSPC);
+	assert_err_has("sessions", NULL);
+
+	/* Session 2 gives up its keys: session 1's change now fits whole. */
+	assert_int_equal(upf_store_del(s, 2), 0);
+	(void)d2;
+	sb_init(&b, 1);
+	add_far(&b, 1, UPF_FAR_FORW);
+	for (i = 0; i < UPF_MAX_PDR; i++)
+		add_ul(&b, (uint16_t)i, i, i < 16 ? 1 + i : 201 + i, 1);
+	assert_int_equal(put(s, &b), 0);
+	assert_int_equal(rte_hash_count(s->teid), 32);
+	assert_ptr_equal(by_teid(s, 1), upf_store_get(s, 1));
+	assert_ptr_equal(by_teid(s, 201 + 31), upf_store_get(s, 1));
+	assert_null(by_teid(s, 32));
+	upf_store_free(s);
+}
+
+/* ---- slots ---- */
+
+static void
+test_enospc(void **state)
+{
+	struct upf_store *s = mk(4, 3, 2, 1, NULL);
+	struct upf_store_counts c0, c1;
+	struct sb b;
+
+	(void)state;
+	sb_simple(&b, 1, 0x100, 0x0a2d0001);
+	add_urr(&b, 1);
+	add_urr(&b, 2);
+	add_qer(&b, 1, 0, 0);
+	assert_int_equal(put(s, &b), 0);
+	upf_store_counts(s, &c0);
+
+	/* Two URRs wanted, one left: nothing taken (the next put gets it). */
+	sb_simple(&b, 2, 0x200, 0x0a2d0002);
+	add_urr(&b, 1);
+	add_urr(&b, 2);
+	assert_int_equal(put(s, &b), -ENOSPC);
+	assert_err_has("URR 2", "counter slots");
+	sb_simple(&b, 2, 0x200, 0x0a2d0002);
+	add_qer(&b, 1, 0, 0);
+	add_qer(&b, 2, 0, 0);
+	assert_int_equal(put(s, &b), -ENOSPC);
+	assert_err_has("QER 2", "meter slots");
+	assert_null(upf_store_get(s, 2));
+	upf_store_counts(s, &c1);
+	assert_memory_equal(&c0, &c1, sizeof(c0));
+
+	sb_simple(&b, 2, 0x200, 0x0a2d0002);
+	add_urr(&b, 1);
+	add_qer(&b, 1, 0, 0);
+	assert_int_equal(put(s, &b), 0);
+	sb_simple(&b, 3, 0x300, 0x0a2d0003);
+	assert_int_equal(put(s, &b), 0);
+	sb_simple(&b, 4, 0x400, 0x0a2d0004);
+	assert_int_equal(put(s, &b), 0);
+	sb_simple(&b, 5, 0x500, 0x0a2d0005);
+	assert_int_equal(put(s, &b), -ENOSPC);
+	assert_err_has("all 4 sessions", NULL);
+
+	/* A modification needs no new session slot, and a freed one is reused. */
+	sb_simple(&b, 4, 0x401, 0x0a2d0004);
+	assert_int_equal(put(s, &b), 0);
+	assert_int_equal(upf_store_del(s, 3), 0);
+	sb_simple(&b, 5, 0x500, 0x0a2d0005);
+	assert_int_equal(put(s, &b), 0);
+	upf_store_free(s);
+}
+
+static void
+test_usage_and_reuse(void **state)
+{
+	struct upf_store *s = mk(8, 2, 2, 2, NULL);
+	struct upf_usage u;
+	uint32_t slot, i;
+	struct sb b;
+
+	(void)state;
+	sb_simple(&b, 1, 0x100, 0x0a2d0001);
+	add_urr(&b, 5);
+	assert_int_equal(put(s, &b), 0);
+	slot = upf_store_get(s, 1)->urr[0].slot;
+	assert_int_equal(upf_store_usage(s, 1, 5, &u), 0);
+	assert_int_equal(u.bytes[0] + u.bytes[1] + u.pkts[0] + u.pkts[1], 0);
+	assert_int_equal(upf_store_usage(s, 1, 6, &u), -ENOENT);
+
+	/* The test plays two workers counting. */
+	s->wk[0].urr[slot].bytes[0] = 1000;
+	s->wk[0].urr[slot].pkts[0] = 10;
+	s->wk[1].urr[slot].bytes[0] = 500;
+	s->wk[1].urr[slot].pkts[0] = 5;
+	s->wk[1].urr[slot].bytes[1] = 70;
+	s->wk[1].urr[slot].pkts[1] = 1;
+	assert_int_equal(upf_store_usage(s, 1, 5, &u), 0);
+	assert_int_equal(u.bytes[0], 1500);
+	assert_int_equal(u.pkts[0], 15);
+	assert_int_equal(u.bytes[1], 70);
+	assert_int_equal(u.pkts[1], 1);
+
+	/* A modification that keeps URR 5 keeps its count. */
+	b.pdr[0].teid = 0x101;
+	add_urr(&b, 6);
+	assert_int_equal(put(s, &b), 0);
+	assert_int_equal(upf_store_get(s, 1)->urr[0].slot, slot);
+	assert_int_equal(upf_store_usage(s, 1, 5, &u), 0);
+	assert_int_equal(u.bytes[0], 1500);
+	assert_int_equal(upf_store_usage(s, 1, 6, &u), 0);
+	assert_int_equal(u.bytes[0], 0);
+
+	s->wk[0].urr[upf_store_get(s, 1)->urr[1].slot].bytes[1] = 300;
+
+	/* The slots, reused by another session, count from zero. */
+	assert_int_equal(upf_store_del(s, 1), 0);
+	sb_simple(&b, 2, 0x200, 0x0a2d0002);
+	add_urr(&b, 1);
+	add_urr(&b, 2);
+	assert_int_equal(put(s, &b), 0);
+	assert_true(upf_store_get(s, 2)->urr[0].slot == slot ||
+		    upf_store_get(s, 2)->urr[1].slot == slot);
+	for (i = 1; i <= 2; i++) {
+		assert_int_equal(upf_store_usage(s, 2, i, &u), 0);
+		assert_int_equal(u.bytes[0] + u.bytes[1] + u.pkts[0] + u.pkts[1], 0);
+	}
+	s->wk[0].urr[slot].bytes[0] += 64;
+	s->wk[0].urr[slot].pkts[0] += 1;
+	i = upf_store_get(s, 2)->urr[0].slot == slot ? 1 : 2;
+	assert_int_equal(upf_store_usage(s, 2, i, &u), 0);
+	assert_int_equal(u.bytes[0], 64);
+	assert_int_equal(u.pkts[0], 1);
+	assert_int_equal(u.bytes[1], 0);
+	upf_store_free(s);
+}
+
+static void
+test_counts_and_rings(void **state)
+{
+	struct upf_store *s = mk(1000, 1000, 1000, 2, NULL);
+	struct upf_store *s2 = mk(10, 10, 10, 2, NULL); /* Two stores side by side. */
+	struct upf_store_counts c0, c1, c2;
+	struct sb b;
+	unsigned int i;
+	void *m = &m;
+
+	(void)state;
+	upf_store_counts(s, &c0);
+	assert_int_equal(c0.sessions, 0);
+	assert_true(c0.bytes > 0);
+	for (i = 0; i < 1000; i++) {
+		sb_simple(&b, 1 + i, 0x1000 + i, 0x0a2d0000 + i);
+		add_urr(&b, 1);
+		add_qer(&b, 1, 1000, 1000);
+		assert_int_equal(put(s, &b), 0);
+	}
+	upf_store_counts(s, &c1);
+	assert_int_equal(c1.sessions, 1000);
+	assert_int_equal(c1.pdrs, 2000);
+	assert_int_equal(c1.fars, 2000);
+	assert_int_equal(c1.qers, 1000);
+	assert_int_equal(c1.urrs, 1000);
+	assert_true(c1.bytes > c0.bytes + 1000 * sizeof(struct upf_sess_dp));
+	for (i = 0; i < 1000; i++) {
+		const struct upf_sess_dp *d = upf_store_get(s, 1 + i);
+
+		assert_int_equal(upf_store_slot_seid(s, d->slot), 1 + i);
+		assert_ptr_equal(by_teid(s, 0x1000 + i), d);
+	}
+	for (i = 0; i < 1000; i += 2)
+		assert_int_equal(upf_store_del(s, 1 + i), 0);
+	for (i = 0; i < 1000; i++)
+		assert_true((upf_store_get(s, 1 + i) != NULL) == (i % 2 == 1));
+	for (i = 0; i < 1000; i += 2)
+		assert_int_equal(upf_store_del(s, 2 + i), 0);
+	upf_store_counts(s, &c2);
+	assert_int_equal(c2.sessions, 0);
+	assert_int_equal(c2.bytes, c0.bytes);
+	assert_empty(s);
+
+	/* The rings: SP/SC, exactly ring_size entries, one pair per worker. */
+	for (i = 0; i < 2; i++) {
+		assert_non_null(s->wk[i].to_ctrl);
+		assert_non_null(s->wk[i].from_ctrl);
+		assert_int_equal(rte_ring_get_capacity(s->wk[i].to_ctrl), 100);
+		assert_true(rte_ring_is_prod_single(s->wk[i].to_ctrl));
+		assert_true(rte_ring_is_cons_single(s->wk[i].from_ctrl));
+		assert_ptr_not_equal(s->wk[i].to_ctrl, s2->wk[i].to_ctrl);
+		assert_true(((uintptr_t)&s->wk[i] % RTE_CACHE_LINE_SIZE) == 0);
+	}
+	assert_int_equal(rte_ring_enqueue(s->wk[0].to_ctrl, m), 0);
+	assert_int_equal(rte_ring_count(s->wk[0].to_ctrl), 1);
+	rte_ring_dequeue(s->wk[0].to_ctrl, &m);
+	upf_store_free(s2);
+	upf_store_free(s);
+}
+
+/* ---- the grace period ---- */
+
+static void
+test_rcu_grace(void **state)
+{
+	size_t sz = rte_rcu_qsbr_get_memsize(1);
+	struct rte_rcu_qsbr *v = rte_zmalloc("test_qsv", sz, RTE_CACHE_LINE_SIZE);
+	struct upf_store *s;
+	struct upf_usage u;
+	struct sb b;
+	uint32_t urr_slot;
+
+	(void)state;
+	assert_non_null(v);
+	assert_int_equal(rte_rcu_qsbr_init(v, 1), 0);
+	assert_int_equal(rte_rcu_qsbr_thread_register(v, 0), 0);
+	s = mk(1, 1, 1, 1, v);
+	/* This thread plays the worker: online, and holding what it read. */
+	rte_rcu_qsbr_thread_online(v, 0);
+
+	sb_simple(&b, 1, 0x100, 0x0a2d0001);
+	add_urr(&b, 1);
+	assert_int_equal(put(s, &b), 0);
+	urr_slot = upf_store_get(s, 1)->urr[0].slot;
+	s->wk[0].urr[urr_slot].bytes[0] = 999;
+
+	/* Replacing twice: the old objects wait, the slots stay. */
+	b.pdr[0].teid = 0x101;
+	assert_int_equal(put(s, &b), 0);
+	b.pdr[0].teid = 0x100;
+	assert_int_equal(put(s, &b), 0);
+	assert_ptr_equal(by_teid(s, 0x100), upf_store_get(s, 1));
+	assert_null(by_teid(s, 0x101));
+
+	/* The one session slot is not free until the worker has passed a
+	 * quiescent state (the put waits a little, then gives up). */
+	assert_int_equal(upf_store_del(s, 1), 0);
+	assert_null(by_teid(s, 0x100));
+	sb_simple(&b, 2, 0x100, 0x0a2d0001);
+	add_urr(&b, 1);
+	assert_int_equal(put(s, &b), -ENOSPC);
+	upf_store_reclaim(s);
+	assert_int_equal(put(s, &b), -ENOSPC);
+
+	rte_rcu_qsbr_quiescent(v, 0);
+	upf_store_reclaim(s);
+	assert_int_equal(put(s, &b), 0);
+	assert_ptr_equal(by_teid(s, 0x100), upf_store_get(s, 2));
+	assert_ptr_equal(by_ue4(s, 0, 0x0a2d0001), upf_store_get(s, 2));
+	assert_int_equal(upf_store_get(s, 2)->urr[0].slot, urr_slot);
+	assert_int_equal(upf_store_usage(s, 2, 1, &u), 0);
+	assert_int_equal(u.bytes[0], 0);
+
+	/* Freeing the store: the worker has gone offline. */
+	assert_int_equal(upf_store_del(s, 2), 0);
+	rte_rcu_qsbr_thread_offline(v, 0);
+	upf_store_free(s);
+	rte_free(v);
+}
+
+static int
+setup(void **state)
+{
+	char prefix[32];
+	char *argv[] = {
+		"test_upf_store",
+		"--no-huge",
+		"-m",
+		"256",
+		"--no-pci",
+		"--no-shconf",
+		"--no-telemetry",
+		"--file-prefix",
+		prefix,
+		"--log-level",
+		"3",
+		"-l",
+		"0",
+		NULL,
+	};
+	char lcore[16];
+	cpu_set_t cpus;
+	int cpu = 0;
+
+	(void)state;
+	/* The first CPU this process may run on, as EAL's main lcore. */
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0)
+		return -1;
+	while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &cpus))
+		cpu++;
+	snprintf(lcore, sizeof(lcore), "%d", cpu);
+	argv[RTE_DIM(argv) - 2] = lcore;
+	snprintf(prefix, sizeof(prefix), "lfut_upfst%d", (int)getpid());
+	if (rte_eal_init(RTE_DIM(argv) - 1, argv) < 0)
+		return -1;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	rte_eal_cleanup();
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_invalid_params),
+		cmocka_unit_test(test_invalid_session),
+		cmocka_unit_test(test_compile),
+		cmocka_unit_test(test_shared_keys),
+		cmocka_unit_test(test_replace),
+		cmocka_unit_test(test_conflict),
+		cmocka_unit_test(test_table_full_rollback),
+		cmocka_unit_test(test_enospc),
+		cmocka_unit_test(test_usage_and_reuse),
+		cmocka_unit_test(test_counts_and_rings),
+		cmocka_unit_test(test_rcu_grace),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
