@@ -1,0 +1,858 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The UPF packet kinds through the real pipeline (pipeline_run): tables
+ * built by tables_build() from a configuration with [upf] (so the N3
+ * address and the UE pool are routes to the UPF kinds), sessions put in a
+ * real store (upf_store_put), frames crafted byte by byte here and read back
+ * from net_ring ports. Expected bytes follow TS 29.281 and TS 38.415 as
+ * written out in this file, not lanefwd's own encoder.
+ *
+ * Ports: p0 toward the gNBs (192.168.3.0/24 via next hop 0), p1 toward
+ * the data network (default route, next hop 1). N3 address 192.168.3.1,
+ * UE pool 10.45.0.0/16 of network instance "internet".
+ */
+#define _GNU_SOURCE /* sched_getaffinity */
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "config.h"
+#include "lf_log.h"
+#include "pipeline.h"
+#include "tables.h"
+#include "upf.h"
+#include "worker.h"
+
+#define N_PORTS 2
+static struct rte_mempool *pool;
+static struct rte_ring *rings[N_PORTS];
+static uint16_t port_ids[N_PORTS];
+static struct lf_config *cfg;
+static struct lf_tables *tables;
+static struct upf_store *store;
+static struct worker *w;
+
+static const uint8_t gnb_mac[6] = { 0x02, 0, 0, 0, 0x0b, 0x01 };
+static const uint8_t dn_mac[6] = { 0x02, 0, 0, 0, 0x0d, 0x01 };
+static const uint8_t port_mac[N_PORTS][6] = { { 0x02, 0, 0, 0, 0xaa, 0 },
+					      { 0x02, 0, 0, 0, 0xaa, 1 } };
+
+#define N3 RTE_IPV4(192, 168, 3, 1)
+#define GNB RTE_IPV4(192, 168, 3, 2)
+#define UE(i) RTE_IPV4(10, 45, 0, (i))
+#define REMOTE RTE_IPV4(8, 8, 8, 8)
+
+static int
+make_port(unsigned int i)
+{
+	struct rte_eth_conf conf;
+	char name[32];
+	int id;
+
+	snprintf(name, sizeof(name), "lfut_upf%u", i);
+	rings[i] = rte_ring_create(name, 1024, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (rings[i] == NULL)
+		return -1;
+	id = rte_eth_from_ring(rings[i]);
+	if (id < 0)
+		return -1;
+	port_ids[i] = id;
+	memset(&conf, 0, sizeof(conf));
+	if (rte_eth_dev_configure(id, 1, 1, &conf) != 0 ||
+	    rte_eth_rx_queue_setup(id, 0, 64, SOCKET_ID_ANY, NULL, pool) != 0 ||
+	    rte_eth_tx_queue_setup(id, 0, 64, SOCKET_ID_ANY, NULL) != 0 ||
+	    rte_eth_dev_start(id) != 0)
+		return -1;
+	return 0;
+}
+
+static int
+route(struct lf_route_table *t, uint32_t a, uint8_t depth, uint32_t nh)
+{
+	t->r = realloc(t->r, (t->n + 1) * sizeof(*t->r));
+	if (t->r == NULL)
+		return -1;
+	memset(&t->r[t->n], 0, sizeof(t->r[0]));
+	t->r[t->n].addr4 = a;
+	t->r[t->n].depth = depth;
+	t->r[t->n].nh = nh;
+	t->r[t->n].line = (uint32_t)t->n + 1;
+	t->n++;
+	t->cap = t->n;
+	return 0;
+}
+
+static int
+group_setup(void **state)
+{
+	struct lf_table_src src;
+	struct rte_ether_addr macs[N_PORTS];
+	struct upf_store_params p;
+	char lcore[16], err[512];
+	char *argv[] = {
+		"test_upf_stage",
+		"--no-huge",
+		"-m",
+		"512",
+		"--no-pci",
+		"--no-shconf",
+		"--no-telemetry",
+		"--file-prefix",
+		"lfut_upf",
+		"--log-level",
+		"3",
+		"-l",
+		lcore,
+		NULL,
+	};
+	cpu_set_t cpus;
+	unsigned int i;
+	int cpu = 0;
+
+	(void)state;
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0)
+		while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &cpus))
+			cpu++;
+	snprintf(lcore, sizeof(lcore), "%d", cpu);
+	if (rte_eal_init(RTE_DIM(argv) - 1, argv) < 0)
+		return -1;
+	lf_log_init();
+	pool = rte_pktmbuf_pool_create("lfut_upf", 4096, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				       SOCKET_ID_ANY);
+	if (pool == NULL)
+		return -1;
+	for (i = 0; i < N_PORTS; i++)
+		if (make_port(i) != 0)
+			return -1;
+
+	cfg = calloc(1, sizeof(*cfg));
+	if (cfg == NULL)
+		return -1;
+	cfg->n_ports = N_PORTS;
+	cfg->routes.ipv4_max_routes = 1024;
+	cfg->routes.ipv4_tbl8 = 64;
+	cfg->routes.ipv6_max_routes = 1024;
+	cfg->routes.ipv6_tbl8 = 64;
+	cfg->nexthops = calloc(2, sizeof(*cfg->nexthops));
+	if (cfg->nexthops == NULL)
+		return -1;
+	cfg->n_nexthops = 2;
+	cfg->nexthops[0].id = 0;
+	cfg->nexthops[0].port = 0;
+	memcpy(&cfg->nexthops[0].dst_mac, gnb_mac, 6);
+	cfg->nexthops[1].id = 1;
+	cfg->nexthops[1].port = 1;
+	memcpy(&cfg->nexthops[1].dst_mac, dn_mac, 6);
+	cfg->upf.enabled = true;
+	cfg->upf.has_n3_ipv4 = true;
+	memcpy(cfg->upf.n3_ipv4, (const uint8_t[]){ 192, 168, 3, 1 }, 4);
+	cfg->upf.n_ni = 1;
+	strcpy(cfg->upf.ni[0].name, "internet");
+	strcpy(cfg->upf.ni[0].section, "network_instance internet");
+	cfg->upf.ni[0].n_pools = 1;
+	cfg->upf.ni[0].pool[0].af = 4;
+	cfg->upf.ni[0].pool[0].plen = 16;
+	memcpy(cfg->upf.ni[0].pool[0].a, (const uint8_t[]){ 10, 45, 0, 0 }, 4);
+
+	memset(&src, 0, sizeof(src));
+	src.r4.af = 4;
+	src.r6.af = 6;
+	if (route(&src.r4, RTE_IPV4(192, 168, 3, 0), 24, 0) != 0 || route(&src.r4, 0, 0, 1) != 0)
+		return -1;
+	for (i = 0; i < N_PORTS; i++)
+		memcpy(&macs[i], port_mac[i], 6);
+	tables = tables_build(cfg, &src, macs, SOCKET_ID_ANY, 1, err, sizeof(err));
+	if (tables == NULL) {
+		fprintf(stderr, "tables_build: %s\n", err);
+		return -1;
+	}
+
+	memset(&p, 0, sizeof(p));
+	p.max_sessions = 64;
+	p.max_urrs = 128;
+	p.max_qers = 128;
+	p.n_workers = 1;
+	p.socket = SOCKET_ID_ANY;
+	p.n3_ipv4 = rte_cpu_to_be_32(N3);
+	p.ring_size = 64;
+	store = upf_store_create(&p, err, sizeof(err));
+	if (store == NULL) {
+		fprintf(stderr, "upf_store_create: %s\n", err);
+		return -1;
+	}
+
+	w = rte_zmalloc("lfut_worker", sizeof(*w), RTE_CACHE_LINE_SIZE);
+	if (w == NULL)
+		return -1;
+	w->burst = 32;
+	worker_adopt(w, tables);
+	w->tx.n_ports = N_PORTS;
+	for (i = 0; i < N_PORTS; i++) {
+		w->tx.buf[i].port_id = port_ids[i];
+		w->tx.buf[i].queue_id = 0;
+	}
+	worker_ready(w);
+	w->b.upf = store;
+	w->b.upf_wk = &store->wk[0];
+	w->b.upf_err_ind_cycles = 1; /* Every unknown TEID gets one here. */
+	w->b.upf_meter_hz = rte_get_tsc_hz();
+	return 0;
+}
+
+static int
+group_teardown(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	rte_free(w);
+	upf_store_free(store);
+	tables_free(tables);
+	config_free(cfg);
+	free(cfg);
+	for (i = 0; i < N_PORTS; i++) {
+		rte_eth_dev_stop(port_ids[i]);
+		rte_eth_dev_close(port_ids[i]);
+		rte_ring_free(rings[i]);
+	}
+	rte_mempool_free(pool);
+	return rte_eal_cleanup();
+}
+
+/* ---- frames ---- */
+
+static void
+put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)(v >> 16));
+	put16(p + 2, (uint16_t)v);
+}
+
+/* The IPv4 header checksum of p (RFC 1071): rte_raw_cksum sums in host order, stored as is. */
+static void
+ip_cksum(uint8_t *p)
+{
+	uint16_t c;
+
+	p[10] = p[11] = 0;
+	c = (uint16_t)~rte_raw_cksum(p, 20);
+	memcpy(p + 10, &c, 2);
+}
+
+/* IPv4 header (20 bytes) with its checksum. */
+static void
+ipv4(uint8_t *p, uint16_t tot, uint8_t ttl, uint8_t proto, uint32_t src, uint32_t dst)
+{
+	memset(p, 0, 20);
+	p[0] = 0x45;
+	put16(p + 2, tot);
+	p[8] = ttl;
+	p[9] = proto;
+	put32(p + 12, src);
+	put32(p + 16, dst);
+	ip_cksum(p);
+}
+
+/* A 64-byte-ish user packet: IPv4/UDP sport->dport with len bytes of payload. */
+static unsigned int
+user_pkt(uint8_t *p, uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport, unsigned int len)
+{
+	unsigned int i;
+
+	ipv4(p, (uint16_t)(28 + len), 64, IPPROTO_UDP, src, dst);
+	put16(p + 20, sport);
+	put16(p + 22, dport);
+	put16(p + 24, (uint16_t)(8 + len));
+	put16(p + 26, 0);
+	for (i = 0; i < len; i++)
+		p[28 + i] = (uint8_t)(i * 7);
+	return 28 + len;
+}
+
+static unsigned int
+eth(uint8_t *p, const uint8_t *dst, const uint8_t *src)
+{
+	memcpy(p, dst, 6);
+	memcpy(p + 6, src, 6);
+	p[12] = 0x08;
+	p[13] = 0x00;
+	return 14;
+}
+
+/*
+ * A G-PDU from the gNB to N3: GTP-U with E set and an uplink PDU Session
+ * Container carrying qfi (qfi < 0: no extension at all), around inner.
+ */
+static struct rte_mbuf *
+gpdu(uint32_t teid, int qfi, const uint8_t *inner, unsigned int ilen)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *p;
+	unsigned int gl = qfi >= 0 ? 8 : 0, off;
+
+	assert_non_null(m);
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(14 + 20 + 8 + 8 + gl + ilen));
+	assert_non_null(p);
+	off = eth(p, port_mac[0], gnb_mac);
+	ipv4(p + off, (uint16_t)(20 + 8 + 8 + gl + ilen), 64, IPPROTO_UDP, GNB, N3);
+	off += 20;
+	put16(p + off, 2152);
+	put16(p + off + 2, 2152);
+	put16(p + off + 4, (uint16_t)(8 + 8 + gl + ilen));
+	put16(p + off + 6, 0);
+	off += 8;
+	p[off] = qfi >= 0 ? 0x34 : 0x30;
+	p[off + 1] = 255;
+	put16(p + off + 2, (uint16_t)(gl + ilen));
+	put32(p + off + 4, teid);
+	off += 8;
+	if (qfi >= 0) {
+		p[off] = p[off + 1] = p[off + 2] = 0;
+		p[off + 3] = 0x85;
+		p[off + 4] = 1;
+		p[off + 5] = 0x10; /* UL PDU SESSION INFORMATION */
+		p[off + 6] = (uint8_t)qfi;
+		p[off + 7] = 0;
+		off += 8;
+	}
+	memcpy(p + off, inner, ilen);
+	m->port = port_ids[0];
+	return m;
+}
+
+/* A downlink packet from the data network, with its Ethernet header. */
+static struct rte_mbuf *
+dl_frame(const uint8_t *inner, unsigned int ilen)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *p;
+
+	assert_non_null(m);
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(14 + ilen));
+	assert_non_null(p);
+	eth(p, port_mac[1], dn_mac);
+	memcpy(p + 14, inner, ilen);
+	return m;
+}
+
+/* Run frames received on port rx through the pipeline and flush TX. */
+static void
+run(unsigned int rx, struct rte_mbuf **pkts, uint16_t n)
+{
+	w->b.rx_port = (uint16_t)rx;
+	w->b.prefetch_distance = 0;
+	w->b.rx_tsc = rte_rdtsc();
+	pipeline_run(&w->b, &w->tx, pkts, n);
+	worker_flush_tx(w);
+}
+
+/* What port i sent, one frame (NULL if none). */
+static struct rte_mbuf *
+sent(unsigned int i)
+{
+	void *m = NULL;
+
+	if (rte_ring_dequeue(rings[i], &m) != 0)
+		return NULL;
+	return m;
+}
+
+static uint64_t
+upf_drops(enum upf_drop r)
+{
+	return store->wk[0].stats.drops[r];
+}
+
+/* ---- sessions ---- */
+
+/*
+ * Session seid: uplink PDR 1 (TEID teid, outer header removal, FAR 1
+ * FORW), downlink PDR 2 (UE ue, FAR 2 FORW with GTP-U/IPv4 to the gNB
+ * TEID gnb_teid), QER 1 with QFI 9 on both, URR 1 on both.
+ */
+static struct upf_pdr_conf pdrs[8];
+static struct upf_far_conf fars[4];
+static struct upf_qer_conf qers[2];
+static struct upf_urr_conf urrs[2];
+
+static void
+basic_session(struct upf_sess_conf *c, uint64_t seid, uint32_t teid, uint32_t ue, uint32_t gnb_teid)
+{
+	memset(c, 0, sizeof(*c));
+	memset(pdrs, 0, sizeof(pdrs));
+	memset(fars, 0, sizeof(fars));
+	memset(qers, 0, sizeof(qers));
+	memset(urrs, 0, sizeof(urrs));
+	c->up_seid = seid;
+	c->cp_seid = seid + 1000;
+	c->pdr = pdrs;
+	c->far = fars;
+	c->qer = qers;
+	c->urr = urrs;
+	c->n_pdr = 2;
+	c->n_far = 2;
+	c->n_qer = 1;
+	c->n_urr = 1;
+	pdrs[0].id = 1;
+	pdrs[0].precedence = 100;
+	pdrs[0].src_iface = UPF_IF_ACCESS;
+	pdrs[0].ni = 0;
+	pdrs[0].has_fteid = true;
+	pdrs[0].teid = teid;
+	pdrs[0].outer_hdr_removal = true;
+	pdrs[0].has_far = true;
+	pdrs[0].far_id = 1;
+	pdrs[0].n_qer = 1;
+	pdrs[0].qer_id[0] = 1;
+	pdrs[0].n_urr = 1;
+	pdrs[0].urr_id[0] = 1;
+	pdrs[1].id = 2;
+	pdrs[1].precedence = 100;
+	pdrs[1].src_iface = UPF_IF_CORE;
+	pdrs[1].ni = 0;
+	pdrs[1].ue4.af = 4;
+	put32(pdrs[1].ue4.a, ue);
+	pdrs[1].has_far = true;
+	pdrs[1].far_id = 2;
+	pdrs[1].n_qer = 1;
+	pdrs[1].qer_id[0] = 1;
+	pdrs[1].n_urr = 1;
+	pdrs[1].urr_id[0] = 1;
+	fars[0].id = 1;
+	fars[0].apply = UPF_FAR_FORW;
+	fars[0].dst_iface = UPF_IF_CORE;
+	fars[0].ni = UPF_NI_NONE;
+	fars[1].id = 2;
+	fars[1].apply = UPF_FAR_FORW;
+	fars[1].dst_iface = UPF_IF_ACCESS;
+	fars[1].ni = UPF_NI_NONE;
+	fars[1].ohc = UPF_OHC_GTPU_UDP_IPV4;
+	fars[1].ohc_teid = gnb_teid;
+	fars[1].ohc_peer.af = 4;
+	put32(fars[1].ohc_peer.a, GNB);
+	qers[0].id = 1;
+	qers[0].has_qfi = true;
+	qers[0].qfi = 9;
+	urrs[0].id = 1;
+	urrs[0].method = UPF_MM_VOLUM;
+}
+
+static void
+put_session(const struct upf_sess_conf *c)
+{
+	char err[256];
+	int ret = upf_store_put(store, c, err, sizeof(err));
+
+	if (ret != 0)
+		fail_msg("upf_store_put: %d %s", ret, err);
+}
+
+/* ---- tests ---- */
+
+/* Uplink: the G-PDU's inner packet leaves on N6, decapsulated, TTL down by one. */
+static void
+test_uplink_decap(void **state)
+{
+	struct upf_sess_conf c;
+	struct upf_usage u;
+	uint8_t inner[128], want[128];
+	struct rte_mbuf *m, *out;
+	const uint8_t *o;
+	unsigned int ilen;
+
+	(void)state;
+	basic_session(&c, 1, 0x1001, UE(1), 0x5001);
+	put_session(&c);
+	ilen = user_pkt(inner, UE(1), REMOTE, 40000, 53, 30);
+	m = gpdu(0x1001, 9, inner, ilen);
+	run(0, &m, 1);
+	assert_null(sent(0));
+	out = sent(1);
+	assert_non_null(out);
+	assert_int_equal(rte_pktmbuf_pkt_len(out), 14 + ilen);
+	o = rte_pktmbuf_mtod(out, const uint8_t *);
+	assert_memory_equal(o, dn_mac, 6);
+	assert_memory_equal(o + 6, port_mac[1], 6);
+	assert_int_equal(o[12], 0x08);
+	assert_int_equal(o[13], 0x00);
+	/* The inner packet routed: TTL 63 and a checksum recomputed from scratch. */
+	memcpy(want, inner, ilen);
+	want[8] = 63;
+	ip_cksum(want);
+	assert_memory_equal(o + 14, want, ilen);
+	rte_pktmbuf_free(out);
+	assert_int_equal(upf_store_usage(store, 1, 1, &u), 0);
+	assert_int_equal(u.pkts[0], 1);
+	assert_int_equal(u.bytes[0], ilen);
+	assert_int_equal(u.pkts[1], 0);
+	assert_int_equal(upf_store_del(store, 1), 0);
+}
+
+/* Downlink: GTP-U/UDP/IPv4 to the gNB's TEID with a DL PDU Session Container, QFI 9. */
+static void
+test_downlink_encap(void **state)
+{
+	struct upf_sess_conf c;
+	struct upf_usage u;
+	uint8_t inner[128], hdr[64];
+	struct rte_mbuf *m, *out;
+	const uint8_t *o;
+	unsigned int ilen;
+
+	(void)state;
+	basic_session(&c, 2, 0x1002, UE(2), 0x5002);
+	put_session(&c);
+	ilen = user_pkt(inner, REMOTE, UE(2), 53, 40000, 40);
+	m = dl_frame(inner, ilen);
+	run(1, &m, 1);
+	assert_null(sent(1));
+	out = sent(0);
+	assert_non_null(out);
+	assert_int_equal(rte_pktmbuf_pkt_len(out), 14 + 20 + 8 + 16 + ilen);
+	o = rte_pktmbuf_mtod(out, const uint8_t *);
+	eth(hdr, gnb_mac, port_mac[0]);
+	ipv4(hdr + 14, (uint16_t)(20 + 8 + 16 + ilen), 64, IPPROTO_UDP, N3, GNB);
+	put16(hdr + 34, 2152);
+	put16(hdr + 36, 2152);
+	put16(hdr + 38, (uint16_t)(8 + 16 + ilen));
+	put16(hdr + 40, 0);
+	hdr[42] = 0x34; /* Version 1, PT, E */
+	hdr[43] = 255;
+	put16(hdr + 44, (uint16_t)(8 + ilen));
+	put32(hdr + 46, 0x5002);
+	memcpy(hdr + 50, (const uint8_t[]){ 0, 0, 0, 0x85, 1, 0x00, 9, 0 }, 8);
+	assert_memory_equal(o, hdr, 58);
+	/* The user's packet untouched (the UPF does not route it as a hop). */
+	assert_memory_equal(o + 58, inner, ilen);
+	rte_pktmbuf_free(out);
+	assert_int_equal(upf_store_usage(store, 2, 1, &u), 0);
+	assert_int_equal(u.pkts[1], 1);
+	assert_int_equal(u.bytes[1], ilen);
+	assert_int_equal(upf_store_del(store, 2), 0);
+}
+
+/* PDR precedence and SDF filters: the first matching PDR in precedence order wins. */
+static void
+test_pdr_precedence(void **state)
+{
+	struct upf_sess_conf c;
+	uint8_t inner[128];
+	struct rte_mbuf *m, *out;
+	uint64_t no_pdr;
+	unsigned int ilen, port;
+
+	(void)state;
+	basic_session(&c, 3, 0x1003, UE(3), 0x5003);
+	/* PDR 3, precedence 10: UDP from remote port 1000-1999 -> FAR 3 (TEID 0x6003). */
+	pdrs[2] = pdrs[1];
+	pdrs[2].id = 3;
+	pdrs[2].precedence = 10;
+	pdrs[2].far_id = 3;
+	pdrs[2].n_sdf = 1;
+	pdrs[2].sdf[0].proto = IPPROTO_UDP;
+	pdrs[2].sdf[0].rport_lo = 1000;
+	pdrs[2].sdf[0].rport_hi = 1999;
+	pdrs[2].sdf[0].uport_lo = 0;
+	pdrs[2].sdf[0].uport_hi = 65535;
+	/* PDR 4, precedence 5 (first): TCP only -> FAR 4 DROP. */
+	pdrs[3] = pdrs[2];
+	pdrs[3].id = 4;
+	pdrs[3].precedence = 5;
+	pdrs[3].far_id = 4;
+	pdrs[3].sdf[0].proto = IPPROTO_TCP;
+	pdrs[3].sdf[0].rport_lo = 0;
+	pdrs[3].sdf[0].rport_hi = 65535;
+	/* The catch-all PDR 2 now only takes port 53 (others: no PDR). */
+	pdrs[1].n_sdf = 1;
+	pdrs[1].sdf[0].any_proto = true;
+	pdrs[1].sdf[0].rport_lo = 53;
+	pdrs[1].sdf[0].rport_hi = 53;
+	pdrs[1].sdf[0].uport_hi = 65535;
+	c.n_pdr = 4;
+	fars[2] = fars[1];
+	fars[2].id = 3;
+	fars[2].ohc_teid = 0x6003;
+	fars[3].id = 4;
+	fars[3].apply = UPF_FAR_DROP;
+	c.n_far = 4;
+	put_session(&c);
+
+	for (port = 50; port < 2100; port += 7) {
+		const uint64_t far_drop = upf_drops(UPF_DROP_FAR_DROP);
+		uint32_t teid;
+
+		no_pdr = upf_drops(UPF_DROP_NO_PDR);
+		ilen = user_pkt(inner, REMOTE, UE(3), (uint16_t)port, 40000, 10);
+		m = dl_frame(inner, ilen);
+		run(1, &m, 1);
+		out = sent(0);
+		if (port >= 1000 && port <= 1999) {
+			teid = 0x6003;
+		} else if (port == 53) {
+			teid = 0x5003;
+		} else {
+			assert_null(out);
+			assert_int_equal(upf_drops(UPF_DROP_NO_PDR), no_pdr + 1);
+			continue;
+		}
+		assert_non_null(out);
+		assert_int_equal(rte_be_to_cpu_32(*rte_pktmbuf_mtod_offset(out, uint32_t *, 46)),
+				 teid);
+		rte_pktmbuf_free(out);
+		assert_int_equal(upf_drops(UPF_DROP_FAR_DROP), far_drop);
+	}
+	/* TCP hits PDR 4 first: FAR DROP, whatever the port. */
+	ilen = user_pkt(inner, REMOTE, UE(3), 1500, 40000, 30); /* A TCP header fits. */
+	inner[9] = IPPROTO_TCP;
+	ip_cksum(inner);
+	no_pdr = upf_drops(UPF_DROP_FAR_DROP);
+	m = dl_frame(inner, ilen);
+	run(1, &m, 1);
+	assert_null(sent(0));
+	assert_int_equal(upf_drops(UPF_DROP_FAR_DROP), no_pdr + 1);
+	assert_int_equal(upf_store_del(store, 3), 0);
+}
+
+/* Echo Request -> Echo Response with the same sequence number and Recovery. */
+static void
+test_echo(void **state)
+{
+	struct rte_mbuf *m = gpdu(0, -1, (const uint8_t *)"", 0), *out;
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	const uint8_t *o;
+
+	(void)state;
+	/* Turn it into an Echo Request: S set, sequence 0x1234, type 1. */
+	assert_non_null(rte_pktmbuf_append(m, 4));
+	p[42] = 0x32;
+	p[43] = 1;
+	put16(p + 44, 4);
+	put32(p + 46, 0);
+	memcpy(p + 50, (const uint8_t[]){ 0x12, 0x34, 0, 0 }, 4);
+	put16(p + 38, 8 + 12);
+	put16(p + 16, 20 + 8 + 12);
+	ip_cksum(p + 14);
+	run(0, &m, 1);
+	out = sent(0);
+	assert_non_null(out);
+	o = rte_pktmbuf_mtod(out, const uint8_t *);
+	assert_int_equal(rte_pktmbuf_pkt_len(out), 14 + 20 + 8 + 14);
+	assert_memory_equal(o, gnb_mac, 6);
+	assert_int_equal(rte_be_to_cpu_32(*(const uint32_t *)(o + 26)), N3);
+	assert_int_equal(rte_be_to_cpu_32(*(const uint32_t *)(o + 30)), GNB);
+	assert_int_equal(rte_raw_cksum(o + 14, 20), 0xffff);
+	assert_memory_equal(o + 42,
+			    ((const uint8_t[]){ 0x32, 2, 0, 6, 0, 0, 0, 0, 0x12, 0x34, 0, 0, 14,
+						0 }),
+			    14);
+	rte_pktmbuf_free(out);
+}
+
+/* Unknown TEID -> Error Indication to the sender with TEID Data I and the peer address. */
+static void
+test_error_indication(void **state)
+{
+	uint8_t inner[64];
+	struct rte_mbuf *m, *out;
+	const uint8_t *o;
+	const uint64_t before = upf_drops(UPF_DROP_UNKNOWN_TEID);
+
+	(void)state;
+	m = gpdu(0xdead, 9, inner, user_pkt(inner, UE(9), REMOTE, 1, 2, 8));
+	run(0, &m, 1);
+	out = sent(0);
+	assert_non_null(out);
+	o = rte_pktmbuf_mtod(out, const uint8_t *);
+	assert_int_equal(rte_pktmbuf_pkt_len(out), 14 + 20 + 8 + 8 + 4 + 5 + 7);
+	assert_int_equal(rte_be_to_cpu_32(*(const uint32_t *)(o + 30)), GNB);
+	assert_memory_equal(o + 42, ((const uint8_t[]){ 0x32, 26,  0, 16, 0,   0,   0, 0,
+							0,    0,   0, 0,  16,  0,   0, 0xde,
+							0xad, 133, 0, 4,  192, 168, 3, 1 }),
+			    24);
+	rte_pktmbuf_free(out);
+	assert_int_equal(upf_drops(UPF_DROP_UNKNOWN_TEID), before + 1);
+}
+
+/* Malformed GTP-U: each a counted drop by its reason, nothing sent. */
+static void
+test_malformed(void **state)
+{
+	uint8_t inner[64];
+	const unsigned int ilen = user_pkt(inner, UE(1), REMOTE, 1, 2, 8);
+	struct rte_mbuf *m;
+	uint8_t *p;
+	uint64_t before;
+
+	(void)state;
+	/* GTP length past the UDP payload. */
+	before = upf_drops(UPF_DROP_GTPU_MALFORMED);
+	m = gpdu(1, 9, inner, ilen);
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	put16(p + 44, 500);
+	run(0, &m, 1);
+	assert_int_equal(upf_drops(UPF_DROP_GTPU_MALFORMED), before + 1);
+	/* An extension whose length runs off the packet. */
+	m = gpdu(1, 9, inner, ilen);
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	p[54] = 200;
+	run(0, &m, 1);
+	assert_int_equal(upf_drops(UPF_DROP_GTPU_MALFORMED), before + 2);
+	/* A zero-length extension. */
+	m = gpdu(1, 9, inner, ilen);
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	p[54] = 0;
+	run(0, &m, 1);
+	assert_int_equal(upf_drops(UPF_DROP_GTPU_MALFORMED), before + 3);
+	/* An unknown extension that must be understood. */
+	before = upf_drops(UPF_DROP_GTPU_EXT_UNKNOWN);
+	m = gpdu(1, 9, inner, ilen);
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	p[53] = 0xc1;
+	run(0, &m, 1);
+	assert_int_equal(upf_drops(UPF_DROP_GTPU_EXT_UNKNOWN), before + 1);
+	/* GTPv2 (version 2). */
+	before = upf_drops(UPF_DROP_GTPU_VERSION);
+	m = gpdu(1, 9, inner, ilen);
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	p[42] = 0x54;
+	run(0, &m, 1);
+	assert_int_equal(upf_drops(UPF_DROP_GTPU_VERSION), before + 1);
+	/* The inner packet shorter than its IP header says. */
+	before = upf_drops(UPF_DROP_INNER_MALFORMED);
+	m = gpdu(1, 9, inner, ilen);
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	put16(p + 58 + 2, 200);
+	run(0, &m, 1);
+	assert_int_equal(upf_drops(UPF_DROP_INNER_MALFORMED), before + 1);
+	/* UDP to N3 that is not GTP-U. */
+	before = upf_drops(UPF_DROP_NOT_LOCAL);
+	m = gpdu(1, 9, inner, ilen);
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	put16(p + 36, 9999);
+	run(0, &m, 1);
+	assert_int_equal(upf_drops(UPF_DROP_NOT_LOCAL), before + 1);
+	assert_null(sent(0));
+	assert_null(sent(1));
+}
+
+/* QER gate closed on the downlink: gate_closed, nothing sent, uplink still open. */
+static void
+test_gate(void **state)
+{
+	struct upf_sess_conf c;
+	uint8_t inner[64];
+	struct rte_mbuf *m, *out;
+	const uint64_t before = upf_drops(UPF_DROP_GATE_CLOSED);
+
+	(void)state;
+	basic_session(&c, 4, 0x1004, UE(4), 0x5004);
+	qers[0].gate_dl_closed = true;
+	put_session(&c);
+	m = dl_frame(inner, user_pkt(inner, REMOTE, UE(4), 1, 2, 8));
+	run(1, &m, 1);
+	assert_null(sent(0));
+	assert_int_equal(upf_drops(UPF_DROP_GATE_CLOSED), before + 1);
+	m = gpdu(0x1004, 9, inner, user_pkt(inner, UE(4), REMOTE, 1, 2, 8));
+	run(0, &m, 1);
+	out = sent(1);
+	assert_non_null(out);
+	rte_pktmbuf_free(out);
+	/* A modification opens it: the next packet passes. */
+	qers[0].gate_dl_closed = false;
+	put_session(&c);
+	m = dl_frame(inner, user_pkt(inner, REMOTE, UE(4), 1, 2, 8));
+	run(1, &m, 1);
+	out = sent(0);
+	assert_non_null(out);
+	rte_pktmbuf_free(out);
+	assert_int_equal(upf_store_del(store, 4), 0);
+}
+
+/* FAR BUFF: the frame goes to the control thread's ring, tagged with the session's slot. */
+static void
+test_buffer(void **state)
+{
+	struct upf_sess_conf c;
+	uint8_t inner[64];
+	struct rte_mbuf *m;
+	void *got = NULL;
+	const struct upf_sess_dp *s;
+
+	(void)state;
+	basic_session(&c, 5, 0x1005, UE(5), 0x5005);
+	fars[1].apply = UPF_FAR_BUFF | UPF_FAR_NOCP;
+	put_session(&c);
+	s = upf_store_get(store, 5);
+	assert_non_null(s);
+	m = dl_frame(inner, user_pkt(inner, REMOTE, UE(5), 1, 2, 8));
+	run(1, &m, 1);
+	assert_null(sent(0));
+	assert_int_equal(rte_ring_dequeue(store->wk[0].to_ctrl, &got), 0);
+	assert_ptr_equal(got, m);
+	assert_int_equal(m->hash.usr, s->slot);
+	assert_int_equal(upf_store_slot_seid(store, s->slot), 5);
+	rte_pktmbuf_free(m);
+	assert_int_equal(upf_store_del(store, 5), 0);
+}
+
+/* Routed traffic next to the UPF's is untouched; unknown UEs are counted. */
+static void
+test_plain_and_unknown(void **state)
+{
+	uint8_t inner[64];
+	struct rte_mbuf *m, *out;
+	const uint64_t before = upf_drops(UPF_DROP_UNKNOWN_UE);
+
+	(void)state;
+	m = dl_frame(inner, user_pkt(inner, REMOTE, RTE_IPV4(192, 168, 3, 77), 1, 2, 8));
+	run(1, &m, 1);
+	out = sent(0);
+	assert_non_null(out);
+	assert_int_equal(rte_pktmbuf_pkt_len(out), 14 + 36);
+	assert_int_equal(rte_pktmbuf_mtod(out, const uint8_t *)[14 + 8], 63);
+	rte_pktmbuf_free(out);
+	m = dl_frame(inner, user_pkt(inner, REMOTE, UE(200), 1, 2, 8));
+	run(1, &m, 1);
+	assert_null(sent(0));
+	assert_int_equal(upf_drops(UPF_DROP_UNKNOWN_UE), before + 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_uplink_decap),
+		cmocka_unit_test(test_downlink_encap),
+		cmocka_unit_test(test_pdr_precedence),
+		cmocka_unit_test(test_echo),
+		cmocka_unit_test(test_error_indication),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_gate),
+		cmocka_unit_test(test_buffer),
+		cmocka_unit_test(test_plain_and_unknown),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
