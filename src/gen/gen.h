@@ -371,11 +371,94 @@ gen_stamp_get(const uint8_t *b, uint32_t len, struct gen_stamp *st)
  */
 int gen_payload_offset(const uint8_t *frame, uint32_t len);
 
+/* ----------------------------------------------------------------- GTP-U */
+
+/*
+ * GTP-U traffic (TS 29.281) for a UPF under test. Session s (0 <= s <
+ * sessions) is UE address ue + s, TEID teid_base + s and gNB address
+ * gnb + s % n_gnb. Uplink: the generator is the gNB and sends G-PDUs to the
+ * N3 address, each with a PDU Session Container (TS 38.415, UL PDU SESSION
+ * INFORMATION, the QFI) around an inner IP packet from the UE; the UPF
+ * sends the inner packet on, decapsulated. Downlink: the generator is the
+ * data network and sends plain IP packets to the UEs; the UPF sends them on
+ * encapsulated toward the gNB F-TEID, which the receiver checks.
+ */
+#define GEN_GTPU_PORT 2152
+#define GEN_GTPU_HDR_LEN 8 /**< Flags, type, length, TEID. */
+#define GEN_GTPU_OPT_LEN 4 /**< Sequence number, N-PDU number, next extension type. */
+#define GEN_GTPU_PSC_LEN 4 /**< PDU Session Container: length 1 (4 octets). */
+#define GEN_GTPU_FLAGS_E 0x34 /**< Version 1, PT 1 (GTP), E set; S and PN clear. */
+#define GEN_GTPU_GPDU 0xff
+#define GEN_GTPU_EXT_PSC 0x85
+#define GEN_PSC_DL 0 /**< PDU type of DL PDU SESSION INFORMATION. */
+#define GEN_PSC_UL 1 /**< PDU type of UL PDU SESSION INFORMATION. */
+#define GEN_GTPU_EXT_MAX 16 /**< Extension headers the receiver walks at most. */
+/** What GTP-U with an IPv4 outer header adds to a frame: IPv4, UDP, GTP-U with a PSC. */
+#define GEN_GTPU_ENCAP4 (20 + 8 + GEN_GTPU_HDR_LEN + GEN_GTPU_OPT_LEN + GEN_GTPU_PSC_LEN)
+/** The same with an IPv6 outer header. */
+#define GEN_GTPU_ENCAP6 (GEN_GTPU_ENCAP4 + 20)
+
+enum gen_gtpu_mode {
+	GEN_GTPU_NONE, /**< Plain IP both ways. */
+	GEN_GTPU_UL, /**< Send G-PDUs to the N3 address; expect plain IP back. */
+	GEN_GTPU_DL, /**< Send plain IP to the UEs; expect G-PDUs back. */
+};
+
+/** The GTP-U side of a run: what is sent on N3 and expected back from it. */
+struct gen_gtpu {
+	uint8_t mode; /**< enum gen_gtpu_mode. */
+	uint8_t family; /**< Outer IP version: 4 or 6 (of the N3 address). */
+	uint8_t qfi; /**< 0-63: sent in the uplink PSC, expected in the downlink's. */
+	uint32_t sessions; /**< UEs, TEIDs. */
+	uint32_t teid_base; /**< Session s: TEID teid_base + s (the UPF's uplink, the gNB's downlink). */
+	uint32_t n_gnb; /**< gNB addresses (>= 1). */
+	uint8_t n3_ip[16]; /**< The UPF's N3 address, network order. */
+	uint8_t gnb_ip[16]; /**< The first gNB address. */
+};
+
+/** What the receiver found around the stamp of a frame (gen_payload_offset_gtpu). */
+struct gen_rx_tun {
+	bool encap; /**< A G-PDU: the fields below are set. */
+	bool has_psc; /**< It carried a PDU Session Container. */
+	uint8_t family; /**< Outer IP version. */
+	uint8_t pdu_type; /**< The PSC's PDU type (GEN_PSC_DL, GEN_PSC_UL). */
+	uint8_t qfi; /**< The PSC's QFI. */
+	uint16_t outer_l3; /**< Offset of the outer IP header in the frame. */
+	uint32_t teid; /**< Host order. */
+};
+
+/**
+ * gen_payload_offset, seeing through GTP-U: a UDP datagram to port 2152
+ * that holds a G-PDU (version 1, PT 1, a length within the datagram, an
+ * extension header chain that ends within it) is followed to the inner
+ * IPv4 or IPv6 packet, and the offset returned is that of the inner L4
+ * payload, with tun describing the encapsulation. Other frames are parsed
+ * as gen_payload_offset does (tun->encap false). -1 when nothing the
+ * generator could have sent is there; never reads past len.
+ */
+int gen_payload_offset_gtpu(const uint8_t *frame, uint32_t len, struct gen_rx_tun *tun);
+
+/**
+ * Whether a received frame of flow id flow is in the form the GTP-U mode
+ * expects: uplink, not encapsulated (the UPF removed the outer header);
+ * downlink, a G-PDU from the N3 address to the session's gNB address with
+ * the session's TEID and a DL PDU Session Container carrying the QFI.
+ * The session of a flow is its UE digit (gen_flow_tuple: the source
+ * offset uplink, the destination offset downlink).
+ */
+bool gen_gtpu_rx_ok(const struct gen_gtpu *g, const struct gen_flows *fl, uint32_t flow,
+		    const uint8_t *frame, const struct gen_rx_tun *tun);
+
 /* --------------------------------------------------------------- packets */
 
-/** Header template: everything a frame has but the per-flow fields. */
+/**
+ * Header template: everything a frame has but the per-flow fields. With
+ * GTP-U uplink encapsulation (gen_pkt_tmpl_gtpu), l3_off, l4_off and
+ * hdr_len are those of the inner packet, and encap_len bytes of outer IP,
+ * UDP and GTP-U headers sit between the Ethernet header and it.
+ */
 struct gen_pkt_tmpl {
-	uint8_t family; /**< 4 or 6. */
+	uint8_t family; /**< 4 or 6 (the inner packet's with GTP-U). */
 	uint8_t proto; /**< IPPROTO_UDP or IPPROTO_TCP. */
 	uint8_t ttl;
 	uint8_t dst_mac[6];
@@ -383,10 +466,16 @@ struct gen_pkt_tmpl {
 	uint8_t dst_ip[16]; /**< IPv4 in the first 4 bytes, network order. */
 	uint8_t src_ip[16];
 	uint16_t dport;
-	uint16_t l3_off; /**< 14. */
+	uint8_t src_pos; /**< Byte of src_ip whose 32 bits the flow's source offset adds to. */
+	uint8_t dst_pos; /**< The same for dst_ip (the last 32 bits, but IPv6 UEs: 4). */
+	uint16_t eth_type; /**< Network order: the outermost IP version's. */
+	uint16_t l3_off; /**< 14, or 14 + encap_len. */
 	uint16_t l4_off; /**< l3_off + 20 or 40. */
 	uint16_t hdr_len; /**< l4_off + 8 (UDP) or 20 (TCP): where the stamp goes. */
-	uint16_t min_frame; /**< hdr_len + stamp + FCS, at least 64. */
+	uint16_t min_frame; /**< hdr_len - encap_len + stamp + FCS, at least 64. */
+	uint16_t encap_len; /**< 0, GEN_GTPU_ENCAP4 or GEN_GTPU_ENCAP6. */
+	struct gen_gtpu gtpu; /**< mode GEN_GTPU_UL: the encapsulation to write. */
+	uint8_t encap[GEN_GTPU_ENCAP6]; /**< Its constant bytes, from offset 14. */
 };
 
 /**
@@ -398,12 +487,25 @@ void gen_pkt_tmpl_init(struct gen_pkt_tmpl *t, uint8_t family, uint8_t proto,
 		       const uint8_t *src_ip, uint16_t dport, uint8_t ttl);
 
 /**
+ * Set the GTP-U side of a template gen_pkt_tmpl_init set. Uplink (g->mode
+ * GEN_GTPU_UL): every frame becomes a G-PDU from gNB address
+ * gnb_ip + s % n_gnb to n3_ip, UDP port 2152 to 2152, TEID teid_base + s,
+ * with an UL PDU Session Container carrying g->qfi, where s is the flow's
+ * source offset (its UE); frame sizes keep meaning the inner packet's
+ * frame, what the UPF sends on after removing the outer header. Both
+ * directions: IPv6 UE addresses step by /64 (the offset is added to bits
+ * 32-63: a UPF tells IPv6 UEs apart by their /64 prefix).
+ */
+void gen_pkt_tmpl_gtpu(struct gen_pkt_tmpl *t, const struct gen_gtpu *g);
+
+/**
  * Write the headers of a frame of frame_size bytes (FCS included, >=
  * min_frame) for flow tuple ft and the stamp's id part into buf; returns the
- * number of bytes the frame has in memory (frame_size - FCS). Sets every
- * checksum (the frame is valid once gen_pkt_finish has stamped it). The
- * payload after the stamp must already be zeros (the generator's TX pool is zeroed
- * once and only headers and stamps are ever written into it).
+ * number of bytes the frame has in memory (frame_size - FCS, plus encap_len
+ * with GTP-U encapsulation). Sets every checksum (the frame is valid once
+ * gen_pkt_finish has stamped it). The payload after the stamp must already
+ * be zeros (the generator's TX pool is zeroed once and only headers and
+ * stamps are ever written into it).
  */
 uint16_t gen_pkt_build(const struct gen_pkt_tmpl *t, uint8_t *buf, const struct gen_flow_tuple *ft,
 		       uint16_t frame_size, uint16_t magic, uint32_t flow, uint32_t seq);
@@ -475,6 +577,7 @@ struct gen_rx_counts {
 	uint64_t warmup; /**< Valid stamps with GEN_MAGIC_WARMUP. */
 	uint64_t foreign; /**< Not our frame or not our magic. */
 	uint64_t corrupt; /**< Our magic, bad check, or flow id out of range. */
+	uint64_t mismatch; /**< GTP-U: a valid stamp, but not in the expected form. */
 	uint64_t bytes; /**< Bytes of every packet, FCS not included. */
 };
 

@@ -68,6 +68,8 @@ struct gen_opts {
 	double link_wait_s;
 	double linger_s; /**< After the run: wait this long for the peer to go down. */
 	unsigned int mbufs;
+	struct gen_gtpu gtpu; /**< mode GEN_GTPU_NONE: plain IP. */
+	uint8_t ue_ip[16]; /**< GTP-U: the first UE (also in src_ip uplink, dst_ip downlink). */
 };
 
 /** Parse argv (the part after the EAL arguments). Returns 0, 1 after --help, -EINVAL. */
@@ -119,6 +121,8 @@ struct gen_rxer {
 	uint16_t queue;
 	uint16_t burst;
 	uint32_t n_flows;
+	struct gen_flows flows; /**< GTP-U: a flow's session. */
+	struct gen_gtpu gtpu; /**< What the received frames must look like. */
 	uint64_t t_end; /**< TSC at which RX stops (TX end + drain). */
 	uint64_t drain_cycles;
 	volatile bool *quit;

@@ -228,17 +228,23 @@ setup_ports(struct gen_ctx *c, char *err, size_t errlen)
 		memcpy(o->src_mac, mac.addr_bytes, 6);
 	gen_pkt_tmpl_init(&c->tmpl, o->family, o->proto, o->dst_mac, o->src_mac, o->dst_ip,
 			  o->src_ip, o->dport, o->ttl);
+	if (o->gtpu.mode != GEN_GTPU_NONE)
+		gen_pkt_tmpl_gtpu(&c->tmpl, &o->gtpu);
 	ret = gen_sizes_parse(&c->sizes, o->size_spec, c->tmpl.min_frame, &raised, err, errlen);
 	if (ret != 0)
 		return ret;
 	if (raised)
-		printf("lanefwd-gen: IPv%u/%s headers and the %u-byte stamp need %u-byte frames: "
+		printf("lanefwd-gen: IPv%u/%s headers and the %u-byte stamp need %u-byte %sframes: "
 		       "smaller sizes raised to %u\n",
 		       o->family, o->proto == IPPROTO_UDP ? "UDP" : "TCP", GEN_STAMP_LEN,
-		       c->tmpl.min_frame, c->tmpl.min_frame);
+		       c->tmpl.min_frame, o->gtpu.mode != GEN_GTPU_NONE ? "inner " : "",
+		       c->tmpl.min_frame);
 	for (i = 0; i < c->sizes.n; i++)
 		if (c->sizes.size[i] - GEN_FCS_LEN > max_len)
 			max_len = c->sizes.size[i] - GEN_FCS_LEN;
+	/* GTP-U: uplink frames are sent encapsulated, downlink ones come back so. */
+	if (o->gtpu.mode != GEN_GTPU_NONE)
+		max_len += o->gtpu.family == 4 ? GEN_GTPU_ENCAP4 : GEN_GTPU_ENCAP6;
 	room = RTE_MBUF_DEFAULT_BUF_SIZE;
 	if (max_len + RTE_PKTMBUF_HEADROOM > room)
 		room = max_len + RTE_PKTMBUF_HEADROOM;
@@ -299,6 +305,8 @@ setup_state(struct gen_ctx *c, char *err, size_t errlen)
 	c->rx->queue = 0;
 	c->rx->burst = (uint16_t)o->burst;
 	c->rx->n_flows = o->flows;
+	c->rx->flows = c->flows;
+	c->rx->gtpu = o->gtpu;
 	c->rx->quit = &quit;
 	return 0;
 nomem:

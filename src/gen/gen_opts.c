@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -50,6 +51,14 @@ enum {
 	OPT_LINK_WAIT,
 	OPT_LINGER,
 	OPT_MBUFS,
+	OPT_GTPU_UL,
+	OPT_GTPU_DL,
+	OPT_N3_IP,
+	OPT_GNB_IP,
+	OPT_GNB_IPS,
+	OPT_UE_IP,
+	OPT_TEID_BASE,
+	OPT_QFI,
 	OPT_HELP,
 };
 
@@ -92,6 +101,14 @@ static const struct option longopts[] = {
 	{ "link-wait", required_argument, NULL, OPT_LINK_WAIT },
 	{ "linger", required_argument, NULL, OPT_LINGER },
 	{ "mbufs", required_argument, NULL, OPT_MBUFS },
+	{ "gtpu-ul", required_argument, NULL, OPT_GTPU_UL },
+	{ "gtpu-dl", required_argument, NULL, OPT_GTPU_DL },
+	{ "n3-ip", required_argument, NULL, OPT_N3_IP },
+	{ "gnb-ip", required_argument, NULL, OPT_GNB_IP },
+	{ "gnb-ips", required_argument, NULL, OPT_GNB_IPS },
+	{ "ue-ip", required_argument, NULL, OPT_UE_IP },
+	{ "teid-base", required_argument, NULL, OPT_TEID_BASE },
+	{ "qfi", required_argument, NULL, OPT_QFI },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -128,8 +145,21 @@ gen_usage(FILE *f, const char *prog)
 		"  --size SPEC          frame bytes with FCS: N, 'imix' (64:7,570:4,1518:1) or\n"
 		"                       SIZE:WEIGHT,... (default 64); raised to the smallest frame\n"
 		"                       that holds the headers and the 18-byte stamp\n"
+		"GTP-U (a UPF under test; --size is the inner packet's frame, as sent on N6):\n"
+		"  --gtpu-ul N          uplink: G-PDUs of N sessions to --n3-ip, inner packets\n"
+		"                       from the UEs to --dst-ip; expects them back decapsulated\n"
+		"  --gtpu-dl N          downlink: plain IP from --src-ip to N UEs; expects G-PDUs\n"
+		"                       back from --n3-ip to the gNB with the session's TEID\n"
+		"  --n3-ip ADDR         the UPF's N3 address (default 192.168.3.1)\n"
+		"  --gnb-ip ADDR        first gNB address (default 192.168.3.2 or fd00:3::2)\n"
+		"  --gnb-ips N          gNB addresses; session s uses --gnb-ip + s %% N (default 1)\n"
+		"  --ue-ip ADDR         first UE; session s is ADDR + s, IPv6: + s /64s\n"
+		"                       (default 10.45.0.1); sets the inner family\n"
+		"  --teid-base N        session s has TEID N + s, both directions (default 1)\n"
+		"  --qfi N              QFI sent uplink and expected downlink, 0-63 (default 9)\n"
 		"flows:\n"
-		"  --flows N            distinct 5-tuples, 1-%u (default 1)\n"
+		"  --flows N            distinct 5-tuples, 1-%u (default 1; GTP-U: one per\n"
+		"                       session and remote address)\n"
 		"  --dist D             uniform, zipf or seq (default uniform)\n"
 		"  --zipf-s S           Zipf exponent (default 1.0)\n"
 		"  --seed N             random seed (default 1)\n"
@@ -245,13 +275,89 @@ parse_ip(const char *s, uint8_t *addr)
 		return -EINVAL;                            \
 	} while (0)
 
+/*
+ * The GTP-U options, once the rest are parsed: the UEs take the place of the
+ * inner sources (uplink) or destinations (downlink), one session each, and
+ * every session gets at least one flow.
+ */
+static int
+gtpu_opts(struct gen_opts *o, const char *dst_ip, const char *src_ip, const char *n3_ip,
+	  const char *gnb_ip, const char *ue_ip, bool flows_set, bool src_ips_set, char *err,
+	  size_t errlen)
+{
+	struct gen_gtpu *g = &o->gtpu;
+	const bool ul = g->mode == GEN_GTPU_UL;
+	const char *dir = ul ? "--gtpu-ul" : "--gtpu-dl";
+	uint64_t per_ue, need;
+	int fam, ofam;
+
+	if (ue_ip == NULL)
+		ue_ip = "10.45.0.1";
+	fam = parse_ip(ue_ip, o->ue_ip);
+	if (fam < 0)
+		BAD("--ue-ip %s: not an IPv4 or IPv6 address", ue_ip);
+	o->family = (uint8_t)fam;
+	if (n3_ip == NULL)
+		n3_ip = "192.168.3.1";
+	ofam = parse_ip(n3_ip, g->n3_ip);
+	if (ofam < 0)
+		BAD("--n3-ip %s: not an IPv4 or IPv6 address", n3_ip);
+	g->family = (uint8_t)ofam;
+	if (gnb_ip == NULL)
+		gnb_ip = ofam == 4 ? "192.168.3.2" : "fd00:3::2";
+	if (parse_ip(gnb_ip, g->gnb_ip) != ofam)
+		BAD("--gnb-ip %s: not an IPv%d address like --n3-ip %s", gnb_ip, ofam, n3_ip);
+	if ((uint64_t)g->teid_base + g->sessions - 1 > UINT32_MAX)
+		BAD("--teid-base %u with %s %u: TEIDs past 4294967295", g->teid_base, dir,
+		    g->sessions);
+	if (ul) {
+		if (src_ip != NULL || src_ips_set)
+			BAD("--src-ip/--src-ips: with --gtpu-ul the inner sources are the UEs "
+			    "(--ue-ip)");
+		if (dst_ip == NULL)
+			dst_ip = fam == 4 ? "10.1.0.1" : "2001:db8:1::1";
+		if (parse_ip(dst_ip, o->dst_ip) != fam)
+			BAD("--dst-ip %s: not an IPv%d address like --ue-ip %s", dst_ip, fam,
+			    ue_ip);
+		memcpy(o->src_ip, o->ue_ip, 16);
+		o->src_ips = g->sessions;
+		per_ue = o->dst_ips;
+	} else {
+		if (dst_ip != NULL || o->dst_ips != 1)
+			BAD("--dst-ip/--dst-ips: with --gtpu-dl the inner destinations are the UEs "
+			    "(--ue-ip)");
+		if (src_ip == NULL)
+			src_ip = fam == 4 ? "198.18.0.1" : "2001:db8:ffff::1";
+		if (parse_ip(src_ip, o->src_ip) != fam)
+			BAD("--src-ip %s: not an IPv%d address like --ue-ip %s", src_ip, fam,
+			    ue_ip);
+		memcpy(o->dst_ip, o->ue_ip, 16);
+		o->dst_ips = g->sessions;
+		per_ue = src_ips_set ? o->src_ips : 1;
+	}
+	need = per_ue * g->sessions;
+	if (!flows_set) {
+		if (need > GEN_MAX_FLOWS)
+			BAD("%s %u with %" PRIu64 " remote addresses: %" PRIu64
+			    " flows, more than %u",
+			    dir, g->sessions, per_ue, need, GEN_MAX_FLOWS);
+		o->flows = (uint32_t)need;
+	} else if (o->flows < need) {
+		BAD("--flows %u: %s %u with %" PRIu64 " remote addresses needs at least %" PRIu64
+		    " flows, or some sessions get no traffic",
+		    o->flows, dir, g->sessions, per_ue, need);
+	}
+	return 0;
+}
+
 int
 gen_opts_parse(struct gen_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
 	static const uint8_t def_dst_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
-	const char *dst_ip = "10.1.0.1", *src_ip = NULL;
+	const char *dst_ip = NULL, *src_ip = NULL, *n3_ip = NULL, *gnb_ip = NULL, *ue_ip = NULL;
+	bool flows_set = false, src_ips_set = false, gtpu_opt = false;
 	uint64_t v;
-	int opt, fam;
+	int opt, fam, li = -1;
 
 	memset(o, 0, sizeof(*o));
 	o->tx_port = -1;
@@ -278,10 +384,17 @@ gen_opts_parse(struct gen_opts *o, int argc, char **argv, char *err, size_t errl
 	o->seed = 1;
 	o->link_wait_s = 10;
 	o->mbufs = 16383;
+	o->gtpu.teid_base = 1;
+	o->gtpu.n_gnb = 1;
+	o->gtpu.qfi = 9;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+	while ((opt = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
+		char name[32];
+
+		/* The option's own name: argv[optind - 1] is its value when given apart. */
+		snprintf(name, sizeof(name), "--%s", li >= 0 ? longopts[li].name : "");
+		li = -1;
 
 		switch (opt) {
 		case OPT_TX_PORT:
@@ -316,6 +429,7 @@ gen_opts_parse(struct gen_opts *o, int argc, char **argv, char *err, size_t errl
 			if (parse_u64(optarg, 1, GEN_MAX_FLOWS, &v) != 0)
 				BAD("%s %s: allowed 1-%u", name, optarg, GEN_MAX_FLOWS);
 			*(opt == OPT_DST_IPS ? &o->dst_ips : &o->src_ips) = (uint32_t)v;
+			src_ips_set |= opt == OPT_SRC_IPS;
 			break;
 		case OPT_SPORT:
 			if (parse_u64(optarg, 1, 65535, &v) != 0)
@@ -344,6 +458,7 @@ gen_opts_parse(struct gen_opts *o, int argc, char **argv, char *err, size_t errl
 			if (parse_u64(optarg, 1, GEN_MAX_FLOWS, &v) != 0)
 				BAD("--flows %s: allowed 1-%u", optarg, GEN_MAX_FLOWS);
 			o->flows = (uint32_t)v;
+			flows_set = true;
 			break;
 		case OPT_DIST:
 			for (v = 0; v < GEN_DIST_COUNT; v++)
@@ -442,6 +557,46 @@ gen_opts_parse(struct gen_opts *o, int argc, char **argv, char *err, size_t errl
 				BAD("--mbufs %s: allowed 1023-16777215", optarg);
 			o->mbufs = (unsigned int)v;
 			break;
+		case OPT_GTPU_UL:
+		case OPT_GTPU_DL:
+			if (o->gtpu.mode != GEN_GTPU_NONE)
+				BAD("--gtpu-ul and --gtpu-dl: one direction per run");
+			if (parse_u64(optarg, 1, GEN_MAX_FLOWS, &v) != 0)
+				BAD("%s %s: allowed 1-%u sessions", name, optarg, GEN_MAX_FLOWS);
+			o->gtpu.mode = opt == OPT_GTPU_UL ? GEN_GTPU_UL : GEN_GTPU_DL;
+			o->gtpu.sessions = (uint32_t)v;
+			break;
+		case OPT_N3_IP:
+			n3_ip = optarg;
+			gtpu_opt = true;
+			break;
+		case OPT_GNB_IP:
+			gnb_ip = optarg;
+			gtpu_opt = true;
+			break;
+		case OPT_UE_IP:
+			ue_ip = optarg;
+			gtpu_opt = true;
+			break;
+		case OPT_GNB_IPS:
+			if (parse_u64(optarg, 1, GEN_MAX_FLOWS, &v) != 0)
+				BAD("--gnb-ips %s: allowed 1-%u", optarg, GEN_MAX_FLOWS);
+			o->gtpu.n_gnb = (uint32_t)v;
+			gtpu_opt = true;
+			break;
+		case OPT_TEID_BASE:
+			if (parse_u64(optarg, 1, UINT32_MAX, &v) != 0)
+				BAD("--teid-base %s: allowed 1-4294967295 (TEID 0 is not a session's)",
+				    optarg);
+			o->gtpu.teid_base = (uint32_t)v;
+			gtpu_opt = true;
+			break;
+		case OPT_QFI:
+			if (parse_u64(optarg, 0, 63, &v) != 0)
+				BAD("--qfi %s: allowed 0-63", optarg);
+			o->gtpu.qfi = (uint8_t)v;
+			gtpu_opt = true;
+			break;
 		case 'h':
 		case OPT_HELP:
 			return 1;
@@ -453,6 +608,14 @@ gen_opts_parse(struct gen_opts *o, int argc, char **argv, char *err, size_t errl
 		BAD("unexpected argument '%s'", argv[optind]);
 	if ((o->on_us != 0) != (o->off_us != 0))
 		BAD("--on-us and --off-us go together");
+	if (o->gtpu.mode != GEN_GTPU_NONE)
+		return gtpu_opts(o, dst_ip, src_ip, n3_ip, gnb_ip, ue_ip, flows_set, src_ips_set,
+				 err, errlen);
+	if (gtpu_opt)
+		BAD("--n3-ip, --gnb-ip, --gnb-ips, --ue-ip, --teid-base and --qfi go with "
+		    "--gtpu-ul or --gtpu-dl");
+	if (dst_ip == NULL)
+		dst_ip = "10.1.0.1";
 	fam = parse_ip(dst_ip, o->dst_ip);
 	if (fam < 0)
 		BAD("--dst-ip %s: not an IPv4 or IPv6 address", dst_ip);

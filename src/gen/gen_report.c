@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* lanefwd-gen: the final human table and the JSON result. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
@@ -16,6 +17,15 @@ static const struct {
 	{ 0.5, "p50_ns" },     { 0.9, "p90_ns" },       { 0.99, "p99_ns" },
 	{ 0.999, "p99_9_ns" }, { 0.9999, "p99_99_ns" },
 };
+
+/* An address of the options as text. */
+static const char *
+addr_str(uint8_t family, const uint8_t *a, char *buf, size_t len)
+{
+	if (inet_ntop(family == 4 ? AF_INET : AF_INET6, a, buf, (socklen_t)len) == NULL)
+		snprintf(buf, len, "?");
+	return buf;
+}
 
 static double
 ns(const struct gen_result *r, uint64_t cycles)
@@ -34,6 +44,19 @@ gen_report_table(FILE *f, const struct gen_opts *o, const struct gen_result *r, 
 		r->target_pps != 0 ? "paced" : "unpaced", o->family,
 		o->proto == IPPROTO_UDP ? "UDP" : "TCP", o->flows, gen_dist_names[o->dist],
 		o->size_spec, o->burst);
+	if (o->gtpu.mode != GEN_GTPU_NONE) {
+		const struct gen_gtpu *g = &o->gtpu;
+		char n3[INET6_ADDRSTRLEN], gnb[INET6_ADDRSTRLEN], ue[INET6_ADDRSTRLEN];
+
+		fprintf(f,
+			"  %-22s %s, %u sessions, TEID %u-%u, QFI %u, N3 %s, gNB %s (%u), UE %s; "
+			"size is the inner frame's\n",
+			"gtp-u", g->mode == GEN_GTPU_UL ? "uplink" : "downlink", g->sessions,
+			g->teid_base, g->teid_base + (g->sessions - 1), g->qfi,
+			addr_str(g->family, g->n3_ip, n3, sizeof(n3)),
+			addr_str(g->family, g->gnb_ip, gnb, sizeof(gnb)), g->n_gnb,
+			addr_str(o->family, o->ue_ip, ue, sizeof(ue)));
+	}
 	if (r->target_pps != 0)
 		fprintf(f, "  %-22s %" PRIu64 " pps\n", "target rate", r->target_pps);
 	fprintf(f, "  %-22s %.3f s\n", "measured window", r->duration_s);
@@ -50,6 +73,8 @@ gen_report_table(FILE *f, const struct gen_opts *o, const struct gen_result *r, 
 		"  %-22s rx %" PRIu64 " warm-up %" PRIu64 " foreign %" PRIu64 " corrupt %" PRIu64
 		"\n",
 		"all received", r->rx.rx, r->rx.warmup, r->rx.foreign, r->rx.corrupt);
+	if (o->gtpu.mode != GEN_GTPU_NONE)
+		fprintf(f, "  %-22s %" PRIu64 "\n", "gtp-u mismatch", r->rx.mismatch);
 	if (r->tx.alloc_fail != 0 || r->tx.unsent != 0)
 		fprintf(f, "  %-22s alloc_fail %" PRIu64 " unsent %" PRIu64 "\n", "tx problems",
 			r->tx.alloc_fail, r->tx.unsent);
@@ -84,6 +109,7 @@ json_result(FILE *f, const struct gen_result *r, const char *indent)
 	fprintf(f, "%s\"rx_warmup\": %" PRIu64 ",\n", indent, r->rx.warmup);
 	fprintf(f, "%s\"rx_foreign\": %" PRIu64 ",\n", indent, r->rx.foreign);
 	fprintf(f, "%s\"rx_corrupt\": %" PRIu64 ",\n", indent, r->rx.corrupt);
+	fprintf(f, "%s\"rx_mismatch\": %" PRIu64 ",\n", indent, r->rx.mismatch);
 	fprintf(f, "%s\"loss\": %" PRIu64 ",\n", indent, r->lost);
 	fprintf(f, "%s\"loss_ratio\": %.9f,\n", indent, r->loss_ratio);
 	fprintf(f, "%s\"reorder\": %" PRIu64 ",\n", indent, r->rx.reordered);
@@ -126,6 +152,19 @@ gen_report_json(const char *path, const struct gen_opts *o, const struct gen_res
 		o->family, o->proto == IPPROTO_UDP ? "udp" : "tcp", o->flows,
 		gen_dist_names[o->dist], o->zipf_s, o->size_spec, o->burst, o->rate, o->on_us,
 		o->off_us, o->search ? o->trial_s : o->duration_s, o->warmup_s, o->drain_s);
+	if (o->gtpu.mode != GEN_GTPU_NONE) {
+		const struct gen_gtpu *g = &o->gtpu;
+		char n3[INET6_ADDRSTRLEN], gnb[INET6_ADDRSTRLEN], ue[INET6_ADDRSTRLEN];
+
+		fprintf(f,
+			"  \"gtpu\": {\"mode\": \"%s\", \"sessions\": %u, \"teid_base\": %u, "
+			"\"qfi\": %u, \"n3_ip\": \"%s\", \"gnb_ip\": \"%s\", \"gnb_ips\": %u, "
+			"\"ue_ip\": \"%s\", \"size\": \"inner\"},\n",
+			g->mode == GEN_GTPU_UL ? "ul" : "dl", g->sessions, g->teid_base, g->qfi,
+			addr_str(g->family, g->n3_ip, n3, sizeof(n3)),
+			addr_str(g->family, g->gnb_ip, gnb, sizeof(gnb)), g->n_gnb,
+			addr_str(o->family, o->ue_ip, ue, sizeof(ue)));
+	}
 	if (o->search) {
 		fprintf(f, "  \"ndr_loss_pct\": %g,\n", o->ndr_loss_pct);
 		fprintf(f, "  \"ndr_pps\": %.1f,\n", ndr_pps);

@@ -133,13 +133,17 @@ gen_rx_poll(struct gen_rxer *r, uint64_t now)
 	for (i = 0; i < n; i++) {
 		const uint8_t *d = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
 		uint32_t len = rte_pktmbuf_data_len(pkts[i]);
+		struct gen_rx_tun tun;
 		struct gen_stamp st;
 		int off, rc;
 
 		if (i + 2 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void *));
 		c.bytes += rte_pktmbuf_pkt_len(pkts[i]);
-		off = gen_payload_offset(d, len);
+		if (r->gtpu.mode == GEN_GTPU_NONE)
+			off = gen_payload_offset(d, len);
+		else
+			off = gen_payload_offset_gtpu(d, len, &tun);
 		if (unlikely(off < 0)) {
 			c.foreign++;
 			continue;
@@ -154,6 +158,12 @@ gen_rx_poll(struct gen_rxer *r, uint64_t now)
 		}
 		if (unlikely(st.flow >= r->n_flows)) {
 			c.corrupt++;
+			continue;
+		}
+		/* GTP-U: ours, but not as the UPF should have sent it on: not received. */
+		if (r->gtpu.mode != GEN_GTPU_NONE &&
+		    unlikely(!gen_gtpu_rx_ok(&r->gtpu, &r->flows, st.flow, d, &tun))) {
+			c.mismatch++;
 			continue;
 		}
 		if (st.magic == GEN_MAGIC_WARMUP) {
@@ -189,6 +199,8 @@ gen_rx_poll(struct gen_rxer *r, uint64_t now)
 		GEN_STAT_ADD(r->st.foreign, c.foreign);
 	if (c.corrupt != 0)
 		GEN_STAT_ADD(r->st.corrupt, c.corrupt);
+	if (c.mismatch != 0)
+		GEN_STAT_ADD(r->st.mismatch, c.mismatch);
 	return false;
 }
 

@@ -14,8 +14,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -570,6 +572,612 @@ test_frames(void **state)
 	assert_int_equal(gen_payload_offset(buf, len + 4), -1);
 }
 
+/* ------------------------------------------------------------ GTP-U */
+
+static const uint8_t n3_4[4] = { 192, 168, 3, 1 };
+static const uint8_t gnb_4[4] = { 192, 168, 3, 2 };
+static const uint8_t n3_6[16] = { 0xfd, 0, 0, 3, [15] = 1 };
+static const uint8_t gnb_6[16] = { 0xfd, 0, 0, 3, [15] = 2 };
+static const uint8_t ue_4[4] = { 10, 45, 0, 1 };
+static const uint8_t ue_6[16] = { 0xfd, 0, 0, 0x45, [15] = 1 };
+
+static unsigned int
+rd16(const uint8_t *p)
+{
+	return (unsigned int)p[0] << 8 | p[1];
+}
+
+static uint32_t
+rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void
+gtpu_conf(struct gen_gtpu *g, uint8_t mode, uint8_t ofam, uint32_t sessions, uint32_t n_gnb)
+{
+	memset(g, 0, sizeof(*g));
+	g->mode = mode;
+	g->family = ofam;
+	g->qfi = 9;
+	g->sessions = sessions;
+	g->teid_base = 0x1000;
+	g->n_gnb = n_gnb;
+	memcpy(g->n3_ip, ofam == 4 ? n3_4 : n3_6, ofam == 4 ? 4 : 16);
+	memcpy(g->gnb_ip, ofam == 4 ? gnb_4 : gnb_6, ofam == 4 ? 4 : 16);
+}
+
+/*
+ * An uplink template: inner family ifam from UE ue_base + s to dip4/dip6,
+ * outer family ofam. Sessions are the source digit (as gen_opts sets them).
+ */
+static void
+ul_tmpl(struct gen_pkt_tmpl *t, struct gen_gtpu *g, uint8_t ifam, uint8_t ofam, uint8_t proto,
+	uint32_t sessions, uint32_t n_gnb)
+{
+	gtpu_conf(g, GEN_GTPU_UL, ofam, sessions, n_gnb);
+	gen_pkt_tmpl_init(t, ifam, proto, dmac, smac, ifam == 4 ? dip4 : dip6,
+			  ifam == 4 ? ue_4 : ue_6, 5001, 64);
+	gen_pkt_tmpl_gtpu(t, g);
+}
+
+/*
+ * One uplink frame checked field by field at its wire offsets, with
+ * DPDK's checksum verifiers reading the whole datagrams (so the outer UDP
+ * checksum is right with the TSC stamped in, and the inner one too).
+ */
+static void
+check_gtpu_ul(uint8_t ifam, uint8_t ofam, uint8_t proto, uint16_t size, uint32_t s, uint32_t n_gnb)
+{
+	const unsigned int oalen = ofam == 4 ? 4 : 16;
+	const unsigned int oip = ofam == 4 ? 20 : 40, iip = ifam == 4 ? 20 : 40;
+	const unsigned int l4h = proto == IPPROTO_UDP ? 8 : 20;
+	uint8_t buf[2048], want[16];
+	struct gen_pkt_tmpl t;
+	struct gen_gtpu g;
+	struct gen_flows fl;
+	struct gen_flow_tuple ft = { .dst_off = 0, .src_off = s, .sport = 4000 };
+	struct gen_rx_tun tun;
+	struct gen_stamp st;
+	const uint8_t *o, *u, *gtp, *in;
+	char err[256];
+	uint16_t len;
+	uint32_t low;
+	int off;
+
+	ul_tmpl(&t, &g, ifam, ofam, proto, 1000, n_gnb);
+	assert_int_equal(t.encap_len, 14 + oip + 8 + 16 - 14 + 0);
+	/* Sizes stay inner: the smallest is what plain IP of that family needs. */
+	assert_int_equal(t.min_frame, RTE_MAX(14u + iip + l4h + GEN_STAMP_LEN + 4, 64u));
+	if (size < t.min_frame)
+		size = t.min_frame;
+	memset(buf, 0, sizeof(buf));
+	len = gen_pkt_build(&t, buf, &ft, size, GEN_MAGIC, 77, 1234);
+	gen_pkt_finish(&t, buf, 0xabcdef012345ull);
+	assert_int_equal(len, size - 4 + oip + 8 + 16);
+	/* Ethernet: the outer family. */
+	assert_int_equal(rd16(buf + 12), ofam == 4 ? 0x0800 : 0x86dd);
+	o = buf + 14;
+	u = o + oip;
+	gtp = u + 8;
+	in = gtp + 16;
+	assert_int_equal(in - buf, t.l3_off);
+	/* Outer IP: lengths, UDP, addresses gnb + s % n_gnb -> n3. */
+	memcpy(want, ofam == 4 ? gnb_4 : gnb_6, oalen);
+	low = rd32(want + oalen - 4) + s % n_gnb;
+	want[oalen - 4] = low >> 24;
+	want[oalen - 3] = (low >> 16) & 0xff;
+	want[oalen - 2] = (low >> 8) & 0xff;
+	want[oalen - 1] = low & 0xff;
+	if (ofam == 4) {
+		const struct rte_ipv4_hdr *ip = (const void *)o;
+
+		assert_int_equal(o[0], 0x45);
+		assert_int_equal(rd16(o + 2), len - 14);
+		assert_int_equal(o[9], IPPROTO_UDP);
+		assert_int_equal(o[8], 64);
+		assert_int_equal(rte_ipv4_cksum(ip), 0);
+		assert_memory_equal(o + 12, want, 4);
+		assert_memory_equal(o + 16, n3_4, 4);
+		assert_int_equal(rte_ipv4_udptcp_cksum_verify(ip, u), 0);
+	} else {
+		const struct rte_ipv6_hdr *ip6 = (const void *)o;
+
+		assert_int_equal(o[0] >> 4, 6);
+		assert_int_equal(rd16(o + 4), len - 14 - 40);
+		assert_int_equal(o[6], IPPROTO_UDP);
+		assert_memory_equal(o + 8, want, 16);
+		assert_memory_equal(o + 24, n3_6, 16);
+		assert_int_equal(rte_ipv6_udptcp_cksum_verify(ip6, u), 0);
+	}
+	/* UDP 2152 -> 2152, length to the end of the frame. */
+	assert_int_equal(rd16(u), 2152);
+	assert_int_equal(rd16(u + 2), 2152);
+	assert_int_equal(rd16(u + 4), len - 14 - oip);
+	assert_int_not_equal(rd16(u + 6), 0);
+	/* GTP-U: v1, PT, E only; G-PDU; length = all after the mandatory 8 octets. */
+	assert_int_equal(gtp[0], 0x34);
+	assert_int_equal(gtp[1], 0xff);
+	assert_int_equal(rd16(gtp + 2), len - (gtp - buf) - 8);
+	assert_int_equal(rd32(gtp + 4), 0x1000 + s);
+	assert_int_equal(rd16(gtp + 8), 0); /* sequence number */
+	assert_int_equal(gtp[10], 0); /* N-PDU number */
+	assert_int_equal(gtp[11], 0x85); /* next: PDU Session Container */
+	/* PSC: length 1 (x 4 octets), UL PDU SESSION INFORMATION, QFI, no next. */
+	assert_int_equal(gtp[12], 1);
+	assert_int_equal(gtp[13], 0x10);
+	assert_int_equal(gtp[14], 9);
+	assert_int_equal(gtp[15], 0);
+	/* Inner packet: exactly the frame size asked for once the outer header goes. */
+	assert_int_equal(14 + (len - (in - buf)) + 4, size);
+	if (ifam == 4) {
+		const struct rte_ipv4_hdr *ip = (const void *)in;
+
+		assert_int_equal(in[0], 0x45);
+		assert_int_equal(rd16(in + 2), len - (in - buf));
+		assert_int_equal(in[9], proto);
+		assert_int_equal(rte_ipv4_cksum(ip), 0);
+		assert_int_equal(rte_ipv4_udptcp_cksum_verify(ip, in + 20), 0);
+		assert_int_equal(rd32(in + 12), rd32(ue_4) + s);
+		assert_memory_equal(in + 16, dip4, 4);
+	} else {
+		const struct rte_ipv6_hdr *ip6 = (const void *)in;
+
+		assert_int_equal(rd16(in + 4), len - (in - buf) - 40);
+		assert_int_equal(in[6], proto);
+		assert_int_equal(rte_ipv6_udptcp_cksum_verify(ip6, in + 40), 0);
+		/* An IPv6 UE is a /64: session s is the UE base's prefix + s. */
+		assert_memory_equal(in + 8, ue_6, 4);
+		assert_int_equal(rd32(in + 8 + 4), rd32(ue_6 + 4) + s);
+		assert_memory_equal(in + 8 + 8, ue_6 + 8, 8);
+		assert_memory_equal(in + 24, dip6, 16);
+	}
+	assert_int_equal(rd16(in + iip), 4000);
+	assert_int_equal(t.hdr_len, (in - buf) + iip + l4h);
+	/* The receiver finds the inner stamp and describes the tunnel. */
+	off = gen_payload_offset_gtpu(buf, len, &tun);
+	assert_int_equal(off, t.hdr_len);
+	assert_true(tun.encap);
+	assert_true(tun.has_psc);
+	assert_int_equal(tun.family, ofam);
+	assert_int_equal(tun.pdu_type, GEN_PSC_UL);
+	assert_int_equal(tun.qfi, 9);
+	assert_int_equal(tun.teid, 0x1000 + s);
+	assert_int_equal(tun.outer_l3, 14);
+	assert_int_equal(gen_stamp_get(buf + off, len - off, &st), GEN_STAMP_OK);
+	assert_int_equal(st.flow, 77);
+	assert_int_equal(st.seq, 1234);
+	assert_int_equal(st.tsc, 0xabcdef012345ull);
+	/* The plain parser sees UDP to 2152 with no stamp after it. */
+	off = gen_payload_offset(buf, len);
+	assert_int_equal(off, 14 + oip + 8);
+	assert_int_equal(gen_stamp_get(buf + off, len - off, &st), GEN_STAMP_MAGIC);
+	/* Back still encapsulated: not what an uplink run expects. */
+	assert_int_equal(gen_flows_init(&fl, 1000, 1, 1000, 1024, err, sizeof(err)), 0);
+	assert_false(gen_gtpu_rx_ok(&g, &fl, 77, buf, &tun));
+}
+
+static void
+test_gtpu_ul_frames(void **state)
+{
+	static const uint16_t sizes[] = { 64, 65, 100, 570, 1518 };
+	unsigned int i, k;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(sizes); i++) {
+		for (k = 0; k < 8; k++) {
+			uint8_t ifam = k & 1 ? 6 : 4, ofam = k & 2 ? 6 : 4;
+			uint8_t proto = k & 4 ? IPPROTO_TCP : IPPROTO_UDP;
+
+			check_gtpu_ul(ifam, ofam, proto, sizes[i], 0, 1);
+			check_gtpu_ul(ifam, ofam, proto, sizes[i], 999, 1);
+			check_gtpu_ul(ifam, ofam, proto, sizes[i], 7, 3);
+		}
+	}
+}
+
+/*
+ * Every flow of an uplink run: its TEID and gNB are its UE's, every session
+ * is used, and frame sizes follow IMIX on the inner frame.
+ */
+static void
+test_gtpu_ul_sessions(void **state)
+{
+	const uint32_t sessions = 1000, n_flows = 4000;
+	struct gen_pkt_tmpl t;
+	struct gen_gtpu g;
+	struct gen_flows fl;
+	struct gen_flow_tuple ft;
+	struct gen_sizes sz;
+	uint8_t buf[2048];
+	uint8_t *seen;
+	char err[256];
+	bool raised;
+	uint32_t f, n_seen = 0;
+
+	(void)state;
+	ul_tmpl(&t, &g, 4, 4, IPPROTO_UDP, sessions, 4);
+	/* As gen_opts sets an uplink run: 2 remote addresses, the UEs as sources. */
+	assert_int_equal(gen_flows_init(&fl, n_flows, 2, sessions, 1024, err, sizeof(err)), 0);
+	assert_int_equal(gen_sizes_parse(&sz, "imix", t.min_frame, &raised, err, sizeof(err)), 0);
+	assert_false(raised);
+	seen = calloc(sessions, 1);
+	assert_non_null(seen);
+	memset(buf, 0, sizeof(buf));
+	for (f = 0; f < n_flows; f++) {
+		uint16_t size = gen_sizes_next(&sz), len;
+		uint32_t teid, ue;
+
+		gen_flow_tuple(&fl, f, &ft);
+		len = gen_pkt_build(&t, buf, &ft, size, GEN_MAGIC, f, 0);
+		assert_int_equal(len, size - 4 + GEN_GTPU_ENCAP4);
+		teid = rd32(buf + 14 + 20 + 8 + 4);
+		ue = rd32(buf + 14 + GEN_GTPU_ENCAP4 + 12) - rd32(ue_4);
+		assert_int_equal(teid - 0x1000, ue);
+		assert_true(ue < sessions);
+		assert_int_equal(rd32(buf + 14 + 12), rd32(gnb_4) + ue % 4);
+		n_seen += !seen[ue];
+		seen[ue] = 1;
+		/* Clear the payload again: the TX pool's frames are zeros past the headers. */
+		memset(buf, 0, sizeof(buf));
+	}
+	assert_int_equal(n_seen, sessions);
+	free(seen);
+}
+
+/*
+ * A downlink frame as a UPF sends it, built here independently of the
+ * generator's encapsulation code: the generator's own downlink frame (plain
+ * IP to UE ue_base + s) behind outer IP n3 -> gnb + s % n_gnb, UDP 2152,
+ * GTP-U with E (and S when with_seq) and a DL PDU Session Container.
+ * Returns the frame length.
+ */
+static uint16_t
+dl_frame(uint8_t *buf, uint8_t ifam, uint8_t ofam, uint32_t s, uint32_t flow, uint32_t n_gnb,
+	 uint32_t teid, uint8_t qfi, bool with_seq)
+{
+	const unsigned int oip = ofam == 4 ? 20 : 40, oalen = ofam == 4 ? 4 : 16;
+	const unsigned int encap = oip + 8 + 16;
+	struct gen_pkt_tmpl t;
+	struct gen_gtpu g;
+	struct gen_flow_tuple ft = { .dst_off = s, .src_off = 0, .sport = 1024 };
+	uint8_t plain[2048], *o = buf + 14, *u = buf + 14 + oip, *gtp = u + 8;
+	uint16_t plen, len;
+	uint32_t low;
+
+	gtpu_conf(&g, GEN_GTPU_DL, ofam, 1000, n_gnb);
+	gen_pkt_tmpl_init(&t, ifam, IPPROTO_UDP, dmac, smac, ifam == 4 ? ue_4 : ue_6,
+			  ifam == 4 ? sip4 : sip6, 5001, 64);
+	gen_pkt_tmpl_gtpu(&t, &g);
+	memset(plain, 0, sizeof(plain));
+	plen = gen_pkt_build(&t, plain, &ft, 100, GEN_MAGIC, flow, 5);
+	gen_pkt_finish(&t, plain, 42);
+	len = plen + encap;
+	memset(buf, 0, len);
+	memcpy(buf, plain, 12);
+	buf[12] = ofam == 4 ? 0x08 : 0x86;
+	buf[13] = ofam == 4 ? 0x00 : 0xdd;
+	memcpy(buf + 14 + encap, plain + 14, plen - 14);
+	if (ofam == 4) {
+		o[0] = 0x45;
+		o[2] = (len - 14) >> 8;
+		o[3] = (len - 14) & 0xff;
+		o[8] = 64;
+		o[9] = IPPROTO_UDP;
+		memcpy(o + 12, n3_4, 4);
+		memcpy(o + 16, gnb_4, 4);
+	} else {
+		o[0] = 0x60;
+		o[4] = (len - 14 - 40) >> 8;
+		o[5] = (len - 14 - 40) & 0xff;
+		o[6] = IPPROTO_UDP;
+		o[7] = 64;
+		memcpy(o + 8, n3_6, 16);
+		memcpy(o + 24, gnb_6, 16);
+	}
+	low = rd32(o + (ofam == 4 ? 16 : 24) + oalen - 4) + s % n_gnb;
+	o[(ofam == 4 ? 16 : 24) + oalen - 1] = low & 0xff;
+	o[(ofam == 4 ? 16 : 24) + oalen - 2] = (low >> 8) & 0xff;
+	u[0] = 2152 >> 8;
+	u[1] = 2152 & 0xff;
+	u[2] = 2152 >> 8;
+	u[3] = 2152 & 0xff;
+	u[4] = (len - 14 - oip) >> 8;
+	u[5] = (len - 14 - oip) & 0xff;
+	gtp[0] = with_seq ? 0x36 : 0x34;
+	gtp[1] = 0xff;
+	gtp[2] = (len - 14 - oip - 16) >> 8;
+	gtp[3] = (len - 14 - oip - 16) & 0xff;
+	gtp[4] = teid >> 24;
+	gtp[5] = (teid >> 16) & 0xff;
+	gtp[6] = (teid >> 8) & 0xff;
+	gtp[7] = teid & 0xff;
+	gtp[8] = with_seq ? 0x12 : 0;
+	gtp[11] = 0x85;
+	gtp[12] = 1;
+	gtp[13] = GEN_PSC_DL << 4;
+	gtp[14] = qfi;
+	gtp[15] = 0;
+	return len;
+}
+
+static void
+test_gtpu_dl_rx(void **state)
+{
+	uint8_t buf[2048], plain[2048];
+	struct gen_gtpu g;
+	struct gen_flows fl;
+	struct gen_rx_tun tun;
+	struct gen_stamp st;
+	struct gen_pkt_tmpl t;
+	struct gen_flow_tuple ft;
+	char err[256];
+	uint16_t len;
+	unsigned int k;
+	int off;
+
+	(void)state;
+	/* As gen_opts sets a downlink run: the UEs are the destination digit. */
+	assert_int_equal(gen_flows_init(&fl, 3000, 1000, 0, 1024, err, sizeof(err)), 0);
+	for (k = 0; k < 8; k++) {
+		const uint8_t ifam = k & 1 ? 6 : 4, ofam = k & 2 ? 6 : 4;
+		const bool seq = k & 4;
+		const uint32_t flow = 2345; /* session 345 */
+		const uint32_t teid = 0x1000 + 345;
+
+		gtpu_conf(&g, GEN_GTPU_DL, ofam, 1000, 3);
+		len = dl_frame(buf, ifam, ofam, 345, flow, 3, teid, 9, seq);
+		off = gen_payload_offset_gtpu(buf, len, &tun);
+		assert_int_equal(off,
+				 14 + (ofam == 4 ? 20 : 40) + 8 + 16 + (ifam == 4 ? 20 : 40) + 8);
+		assert_true(tun.encap);
+		assert_int_equal(tun.teid, teid);
+		assert_int_equal(tun.pdu_type, GEN_PSC_DL);
+		assert_int_equal(gen_stamp_get(buf + off, len - off, &st), GEN_STAMP_OK);
+		assert_int_equal(st.flow, flow);
+		assert_int_equal(st.seq, 5);
+		assert_int_equal(st.tsc, 42);
+		assert_true(gen_gtpu_rx_ok(&g, &fl, flow, buf, &tun));
+		/* Another session's flow, TEID, QFI, gNB or N3 address: a mismatch. */
+		assert_false(gen_gtpu_rx_ok(&g, &fl, flow + 1, buf, &tun));
+		len = dl_frame(buf, ifam, ofam, 345, flow, 3, teid + 1, 9, seq);
+		assert_true(gen_payload_offset_gtpu(buf, len, &tun) > 0);
+		assert_false(gen_gtpu_rx_ok(&g, &fl, flow, buf, &tun));
+		len = dl_frame(buf, ifam, ofam, 345, flow, 3, teid, 8, seq);
+		assert_true(gen_payload_offset_gtpu(buf, len, &tun) > 0);
+		assert_false(gen_gtpu_rx_ok(&g, &fl, flow, buf, &tun));
+		len = dl_frame(buf, ifam, ofam, 346, flow, 3, teid, 9, seq);
+		assert_true(gen_payload_offset_gtpu(buf, len, &tun) > 0);
+		assert_false(gen_gtpu_rx_ok(&g, &fl, flow, buf, &tun));
+		len = dl_frame(buf, ifam, ofam, 345, flow, 3, teid, 9, seq);
+		buf[14 + (ofam == 4 ? 15 : 23)] ^= 1; /* outer source: not our N3 */
+		assert_true(gen_payload_offset_gtpu(buf, len, &tun) > 0);
+		assert_false(gen_gtpu_rx_ok(&g, &fl, flow, buf, &tun));
+		/* An UL PSC, or none (E clear, the 4 octets kept by S), is not a DL one. */
+		len = dl_frame(buf, ifam, ofam, 345, flow, 3, teid, 9, seq);
+		buf[14 + (ofam == 4 ? 20 : 40) + 8 + 13] = GEN_PSC_UL << 4;
+		assert_true(gen_payload_offset_gtpu(buf, len, &tun) > 0);
+		assert_false(gen_gtpu_rx_ok(&g, &fl, flow, buf, &tun));
+		len = dl_frame(buf, ifam, ofam, 345, flow, 3, teid, 9, seq);
+		buf[14 + (ofam == 4 ? 20 : 40) + 8] = 0x32; /* S only: next type ignored */
+		off = gen_payload_offset_gtpu(buf, len, &tun);
+		assert_int_equal(off, -1); /* the PSC's octets are then taken as the inner packet */
+		/* The other family outside than the run expects. */
+		g.family = ofam == 4 ? 6 : 4;
+		len = dl_frame(buf, ifam, ofam, 345, flow, 3, teid, 9, seq);
+		assert_true(gen_payload_offset_gtpu(buf, len, &tun) > 0);
+		assert_false(gen_gtpu_rx_ok(&g, &fl, flow, buf, &tun));
+		/* Plain IP (the UPF did not encapsulate): a mismatch downlink, right uplink. */
+		g.family = ofam;
+		gen_pkt_tmpl_init(&t, ifam, IPPROTO_UDP, dmac, smac, ifam == 4 ? ue_4 : ue_6,
+				  ifam == 4 ? sip4 : sip6, 5001, 64);
+		gen_pkt_tmpl_gtpu(&t, &g);
+		gen_flow_tuple(&fl, flow, &ft);
+		memset(plain, 0, sizeof(plain));
+		len = gen_pkt_build(&t, plain, &ft, 64, GEN_MAGIC, flow, 0);
+		assert_int_equal(t.encap_len, 0);
+		off = gen_payload_offset_gtpu(plain, len, &tun);
+		assert_int_equal(off, gen_payload_offset(plain, len));
+		assert_false(tun.encap);
+		assert_false(gen_gtpu_rx_ok(&g, &fl, flow, plain, &tun));
+		g.mode = GEN_GTPU_UL;
+		assert_true(gen_gtpu_rx_ok(&g, &fl, flow, plain, &tun));
+		g.mode = GEN_GTPU_NONE;
+		assert_true(gen_gtpu_rx_ok(&g, &fl, flow, buf, &tun));
+	}
+}
+
+/* gen_payload_offset_gtpu on a copy of exactly len bytes (an over-read is a sanitizer error). */
+static int
+parse_exact(const uint8_t *frame, uint32_t len, struct gen_rx_tun *tun)
+{
+	uint8_t *c = malloc(len != 0 ? len : 1);
+	int off;
+
+	assert_non_null(c);
+	memcpy(c, frame, len);
+	off = gen_payload_offset_gtpu(c, len, tun);
+	free(c);
+	return off;
+}
+
+/* Malformed GTP-U: every truncation, lengths and extension chains that run off. */
+static void
+test_gtpu_malformed(void **state)
+{
+	const unsigned int g = 14 + 20 + 8; /* GTP-U header of an IPv4 outer frame */
+	uint8_t buf[2048], m[2048];
+	struct gen_rx_tun tun;
+	uint16_t len;
+	uint32_t l;
+	int off, good;
+
+	(void)state;
+	len = dl_frame(buf, 4, 4, 1, 1, 1, 0x1001, 9, false);
+	good = gen_payload_offset_gtpu(buf, len, &tun);
+	assert_true(good > 0);
+	/* Truncated anywhere: the UDP length no longer fits, so nothing is found. */
+	for (l = 0; l < len; l++)
+		assert_int_equal(parse_exact(buf, l, &tun), -1);
+	assert_int_equal(parse_exact(buf, len, &tun), good);
+	/* A UDP length past the frame; a GTP-U length past the datagram. */
+	memcpy(m, buf, len);
+	m[14 + 20 + 5]++;
+	assert_int_equal(parse_exact(m, len, &tun), -1);
+	memcpy(m, buf, len);
+	m[g + 3]++;
+	assert_int_equal(parse_exact(m, len, &tun), -1);
+	/* A shorter GTP-U length ends the inner packet early: too short for its header. */
+	memcpy(m, buf, len);
+	m[g + 2] = 0;
+	m[g + 3] = 4 + 4 + 10;
+	assert_int_equal(parse_exact(m, len, &tun), -1);
+	/* Version 2, PT 0 (GTP'), and messages that are not G-PDUs (Echo, End Marker). */
+	memcpy(m, buf, len);
+	m[g] = 0x54;
+	assert_int_equal(parse_exact(m, len, &tun), -1);
+	memcpy(m, buf, len);
+	m[g] = 0x24;
+	assert_int_equal(parse_exact(m, len, &tun), -1);
+	memcpy(m, buf, len);
+	m[g + 1] = 1;
+	assert_int_equal(parse_exact(m, len, &tun), -1);
+	memcpy(m, buf, len);
+	m[g + 1] = 254;
+	assert_int_equal(parse_exact(m, len, &tun), -1);
+	/* An extension header of length 0, one longer than what is left. */
+	memcpy(m, buf, len);
+	m[g + 12] = 0;
+	assert_int_equal(parse_exact(m, len, &tun), -1);
+	memcpy(m, buf, len);
+	m[g + 12] = 255;
+	assert_int_equal(parse_exact(m, len, &tun), -1);
+	/* The frame ends with the PSC, whose length says 8 octets where 4 are left. */
+	memcpy(m, buf, len);
+	m[14 + 2] = 0;
+	m[14 + 3] = 20 + 8 + 16;
+	m[14 + 20 + 4] = 0;
+	m[14 + 20 + 5] = 8 + 16;
+	m[g + 2] = 0;
+	m[g + 3] = 8;
+	m[g + 12] = 2;
+	assert_int_equal(parse_exact(m, g + 16, &tun), -1);
+	m[g + 12] = 1;
+	assert_int_equal(parse_exact(m, g + 16, &tun), -1); /* no inner packet */
+	/* A chain that never ends within the GTP-U length: runs off, no over-read. */
+	memcpy(m, buf, len);
+	m[g + 15] = 0x85;
+	assert_int_equal(parse_exact(m, len, &tun), -1);
+	/* A chain as long as the packet allows: refused beyond GEN_GTPU_EXT_MAX. */
+	memcpy(m, buf, len);
+	for (l = 0; l < 20; l++) {
+		m[g + 12 + 4 * l] = 1;
+		m[g + 15 + 4 * l] = 0x85;
+	}
+	assert_int_equal(parse_exact(m, len, &tun), -1);
+	/* An unknown extension type is walked over by its length. */
+	memcpy(m, buf, len);
+	memmove(m + g + 16 + 4, m + g + 16, len - g - 16);
+	m[g + 11] = 0x40; /* UDP Port extension, then the PSC */
+	m[g + 12] = 1;
+	m[g + 13] = 0x12;
+	m[g + 14] = 0x34;
+	m[g + 15] = 0x85;
+	m[g + 16] = 1;
+	m[g + 17] = GEN_PSC_DL << 4;
+	m[g + 18] = 9;
+	m[g + 19] = 0;
+	m[14 + 3] += 4;
+	m[14 + 20 + 5] += 4;
+	m[g + 3] += 4;
+	off = parse_exact(m, len + 4, &tun);
+	assert_int_equal(off, good + 4);
+	assert_true(tun.has_psc);
+	assert_int_equal(tun.qfi, 9);
+	/* Not an IP version inside. */
+	memcpy(m, buf, len);
+	m[g + 16] = 0x55;
+	assert_int_equal(parse_exact(m, len, &tun), -1);
+	/* Random bytes after the outer UDP header never read past the frame. */
+	{
+		uint64_t rng = 99;
+		unsigned int k, i;
+
+		for (k = 0; k < 20000; k++) {
+			memcpy(m, buf, len);
+			for (i = 0; i < 4; i++)
+				m[g + gen_rand_below(&rng, len - g)] = (uint8_t)gen_rand64(&rng);
+			if (k & 1)
+				m[g + gen_rand_below(&rng, 20)] = (uint8_t)gen_rand64(&rng);
+			off = parse_exact(m, 1 + gen_rand_below(&rng, len), &tun);
+			assert_true(off <= (int)len);
+		}
+	}
+}
+
+/* A pcap record header and frame, little-endian as the file header says. */
+static void
+pcap_put(FILE *f, const uint8_t *frame, uint32_t len)
+{
+	uint32_t rec[4] = { 0, 0, len, len };
+
+	assert_int_equal(fwrite(rec, sizeof(rec), 1, f), 1);
+	assert_int_equal(fwrite(frame, len, 1, f), 1);
+}
+
+/*
+ * Uplink frames of every family and protocol combination, sizes and
+ * sessions, checked by an independent reader: gen_gtpu_check.py (scapy's
+ * GTP-U and PDU Session Container classes, and tshark's gtp dissector).
+ */
+static void
+test_gtpu_scapy(void **state)
+{
+	static const uint16_t sizes[] = { 64, 570, 1518 };
+	static const uint32_t sess[] = { 0, 1, 2, 999 };
+	const uint32_t pcap_hdr[6] = { 0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1 };
+	const char *data = getenv("LF_TESTDATA");
+	char path[] = "/tmp/lf_gen_gtpu_XXXXXX", cmd[1024];
+	unsigned int i, j, k, frames = 0;
+	uint8_t buf[2048];
+	FILE *f;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(pcap_hdr, sizeof(pcap_hdr), 1, f), 1);
+	for (k = 0; k < 8; k++) {
+		for (i = 0; i < RTE_DIM(sizes); i++) {
+			for (j = 0; j < RTE_DIM(sess); j++) {
+				struct gen_pkt_tmpl t;
+				struct gen_gtpu g;
+				struct gen_flow_tuple ft = { 0, sess[j], (uint16_t)(1024 + j) };
+				uint16_t len;
+
+				ul_tmpl(&t, &g, k & 1 ? 6 : 4, k & 2 ? 6 : 4,
+					k & 4 ? IPPROTO_TCP : IPPROTO_UDP, 1000, 3);
+				memset(buf, 0, sizeof(buf));
+				len = gen_pkt_build(&t, buf, &ft, RTE_MAX(sizes[i], t.min_frame),
+						    GEN_MAGIC, frames, j);
+				gen_pkt_finish(&t, buf, 0x123456789abull * (frames + 1));
+				pcap_put(f, buf, len);
+				frames++;
+			}
+		}
+	}
+	assert_int_equal(fclose(f), 0);
+	/* The script sits beside this test; LF_TESTDATA is tests/data under meson. */
+	snprintf(cmd, sizeof(cmd),
+		 "/usr/bin/python3 %s/../unit/gen_gtpu_check.py %s --teid-base 4096 --qfi 9 "
+		 "--sessions 1000 --gnb-ips 3 --sizes 64,76,84,96,570,1518 --min-frames %u",
+		 data != NULL ? data : "tests/data", path, frames);
+	assert_int_equal(system(cmd), 0);
+	unlink(path);
+}
+
 /* ------------------------------------------------------- accounting */
 
 static void
@@ -742,15 +1350,17 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_flows_invalid),  cmocka_unit_test(test_flows_distinct),
-		cmocka_unit_test(test_select_uniform), cmocka_unit_test(test_select_seq),
-		cmocka_unit_test(test_select_zipf),    cmocka_unit_test(test_select_zipf_large),
-		cmocka_unit_test(test_sizes_invalid),  cmocka_unit_test(test_sizes_imix),
-		cmocka_unit_test(test_pace_schedule),  cmocka_unit_test(test_pace_window),
-		cmocka_unit_test(test_pace_on_off),    cmocka_unit_test(test_stamp_round_trip),
-		cmocka_unit_test(test_stamp_reject),   cmocka_unit_test(test_frames),
-		cmocka_unit_test(test_seq_crafted),    cmocka_unit_test(test_seq_oracle),
-		cmocka_unit_test(test_search),
+		cmocka_unit_test(test_flows_invalid),    cmocka_unit_test(test_flows_distinct),
+		cmocka_unit_test(test_select_uniform),   cmocka_unit_test(test_select_seq),
+		cmocka_unit_test(test_select_zipf),      cmocka_unit_test(test_select_zipf_large),
+		cmocka_unit_test(test_sizes_invalid),    cmocka_unit_test(test_sizes_imix),
+		cmocka_unit_test(test_pace_schedule),    cmocka_unit_test(test_pace_window),
+		cmocka_unit_test(test_pace_on_off),      cmocka_unit_test(test_stamp_round_trip),
+		cmocka_unit_test(test_stamp_reject),     cmocka_unit_test(test_frames),
+		cmocka_unit_test(test_seq_crafted),      cmocka_unit_test(test_seq_oracle),
+		cmocka_unit_test(test_search),           cmocka_unit_test(test_gtpu_ul_frames),
+		cmocka_unit_test(test_gtpu_ul_sessions), cmocka_unit_test(test_gtpu_dl_rx),
+		cmocka_unit_test(test_gtpu_malformed),   cmocka_unit_test(test_gtpu_scapy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
