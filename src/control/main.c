@@ -26,6 +26,7 @@
 #include "lanefwd.h"
 #include "latency.h"
 #include "lf_log.h"
+#include "pfcp_agent.h"
 #include "port.h"
 #include "reload.h"
 #include "tables.h"
@@ -111,6 +112,47 @@ workers_create(struct lf_app *a, char *err, size_t errlen)
 			w->tx.buf[p].port_id = a->ports[p].port_id;
 			w->tx.buf[p].queue_id = i;
 		}
+	}
+	return 0;
+}
+
+/*
+ * [upf]: the session store on the first worker's socket, and each worker's
+ * view of it (its own counters, meters and rings).
+ */
+static int
+upf_create(struct lf_app *a, char *err, size_t errlen)
+{
+	const struct lf_upf_conf *u = &a->cfg.upf;
+	struct upf_store_params p;
+	unsigned int i;
+
+	if (!u->enabled)
+		return 0;
+	memset(&p, 0, sizeof(p));
+	p.max_sessions = u->max_sessions;
+	/* Room for a few rules of each kind per session (docs/upf.md). */
+	p.max_urrs = u->max_sessions * 2;
+	p.max_qers = u->max_sessions * 2;
+	p.n_workers = a->n_workers;
+	p.socket = port_lcore_socket(a->cfg.workers[0].lcore);
+	p.qsv = a->qsv;
+	if (u->has_n3_ipv4)
+		memcpy(&p.n3_ipv4, u->n3_ipv4, 4);
+	if (u->has_n3_ipv6)
+		memcpy(p.n3_ipv6, u->n3_ipv6, 16);
+	p.ring_size = 4096;
+	a->upf = upf_store_create(&p, err, errlen);
+	if (a->upf == NULL)
+		return -ENOMEM;
+	for (i = 0; i < a->n_workers; i++) {
+		struct lf_burst *b = &a->workers[i]->b;
+
+		b->upf = a->upf;
+		b->upf_wk = &a->upf->wk[i];
+		b->worker_index = i;
+		b->upf_err_ind_cycles = u->err_ind_pps ? rte_get_tsc_hz() / u->err_ind_pps : 0;
+		b->upf_meter_hz = rte_get_tsc_hz();
 	}
 	return 0;
 }
@@ -260,6 +302,10 @@ main(int argc, char **argv)
 		LF_LOG(ERR, main, "cannot set up RCU for the workers");
 		goto out_workers;
 	}
+	if (upf_create(&app, err, sizeof(err)) != 0) {
+		LF_LOG(ERR, main, "[upf]: %s", err);
+		goto out_workers;
+	}
 	if (latency_init(&app) != 0) {
 		LF_LOG(ERR, main, "cannot allocate the latency histograms");
 		goto out_workers;
@@ -286,6 +332,12 @@ main(int argc, char **argv)
 			break;
 		}
 	}
+	if (ret == 0 && app.upf != NULL &&
+	    pfcp_agent_start(&app.cfg, app.upf, err, sizeof(err)) != 0) {
+		LF_LOG(ERR, main, "[upf]: %s", err);
+		app.quit = true;
+		ret = -1;
+	}
 	LF_LOG(INFO, main, "lanefwd %s running: %u workers, %u ports, telemetry prefix '%s'",
 	       LF_VERSION, app.n_workers, app.cfg.n_ports, app.cfg.eal.file_prefix);
 	printf("lanefwd: running\n");
@@ -308,6 +360,8 @@ main(int argc, char **argv)
 	}
 	LF_LOG(INFO, main, "stopping workers");
 	rte_eal_mp_wait_lcore();
+	if (app.upf != NULL)
+		pfcp_agent_stop();
 	latency_drain(&app);
 	print_final(&app);
 	exit_code = ret == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
@@ -321,6 +375,8 @@ out_workers:
 		rte_free(app.workers[i]);
 	}
 	app.n_workers = 0;
+	upf_store_free(app.upf);
+	app.upf = NULL;
 	/* A reload the telemetry thread may still be running finishes first. */
 	pthread_mutex_lock(&app.ctl_lock);
 	reload_free(&app);
