@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-300}
 shift || true
 harnesses=("$@")
-[ "${#harnesses[@]}" -gt 0 ] || harnesses=(config route acl acl6 parse)
+[ "${#harnesses[@]}" -gt 0 ] || harnesses=(config route acl acl6 parse pfcp)
 
 scripts/deps.sh
 if [ ! -f build-fuzz/build.ninja ]; then

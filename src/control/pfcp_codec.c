@@ -192,13 +192,9 @@ struct group {
 		nm, tbl, sizeof(tbl) / sizeof(tbl[0]) \
 	}
 
-/*
- * Decode the IEs of p (one group's value) into obj with g's table.
- * *seen gets one bit per table entry that was present.
- */
+/* Decode the IEs of p (one group's value) into obj with g's table. */
 static int
-walk(struct dec *d, const struct group *g, void *obj, const uint8_t *p, size_t len,
-     uint64_t *seen_out)
+walk(struct dec *d, const struct group *g, void *obj, const uint8_t *p, size_t len)
 {
 	uint64_t seen = 0;
 	size_t off = 0;
@@ -239,8 +235,6 @@ walk(struct dec *d, const struct group *g, void *obj, const uint8_t *p, size_t l
 		if ((g->ie[i].flags & IE_MAND) && !(seen & (1ull << i)))
 			return fail(d, PFCP_CAUSE_MANDATORY_IE_MISSING, g->ie[i].type,
 				    "%s without %s", g->name, ie_name(g->ie[i].type));
-	if (seen_out != NULL)
-		*seen_out = seen;
 	return 0;
 }
 
@@ -291,23 +285,24 @@ rule_leave(struct dec *d)
 static int
 name_text(const uint8_t *v, uint16_t n, char *out, size_t cap)
 {
-	size_t off = 0, o = 0;
+	size_t off = 0, o = 0, l;
 	bool labels = n > 0 && v[0] > 0 && v[0] < 64;
 
 	/* Labels must cover the value exactly; else it is plain text. */
 	while (labels && off < n) {
-		uint8_t l = v[off];
+		uint8_t ll = v[off];
 
-		if (l == 0 || l > 63 || l > n - off - 1)
+		if (ll == 0 || ll > 63 || ll > n - off - 1)
 			labels = false;
-		off += 1 + (size_t)l;
+		off += 1 + (size_t)ll;
 	}
 	if (labels && off != n)
 		labels = false;
 	off = 0;
 	while (off < n) {
-		size_t l = n - off, j;
+		size_t j;
 
+		l = n - off;
 		if (labels) {
 			l = v[off++];
 			if (o > 0) {
@@ -328,6 +323,16 @@ name_text(const uint8_t *v, uint16_t n, char *out, size_t cap)
 	if (o == 0)
 		return -1;
 	out[o] = '\0';
+	/* Dotted labels of 1 to 63 characters, as the writer encodes them again. */
+	for (off = 0, l = 0; off <= o; off++) {
+		if (off == o || out[off] == '.') {
+			if (l == 0 || l > 63)
+				return -1;
+			l = 0;
+		} else {
+			l++;
+		}
+	}
 	return 0;
 }
 
@@ -914,7 +919,7 @@ h_pdi(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 	memset(&p->c.ue6, 0, sizeof(p->c.ue6));
 	p->c.n_sdf = 0;
 	p->ni_name[0] = '\0';
-	if (walk(d, &g_pdi, p, v, n, NULL) < 0)
+	if (walk(d, &g_pdi, p, v, n) < 0)
 		return -1;
 	p->present |= PFCP_PDR_PDI;
 	return 0;
@@ -1060,7 +1065,7 @@ h_fwd(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 {
 	struct pfcp_far *f = obj;
 
-	if (walk(d, t == PFCP_IE_FORWARDING_PARAMS ? &g_fwd : &g_upd_fwd, f, v, n, NULL) < 0)
+	if (walk(d, t == PFCP_IE_FORWARDING_PARAMS ? &g_fwd : &g_upd_fwd, f, v, n) < 0)
 		return -1;
 	f->present |= PFCP_FAR_FWD;
 	return 0;
@@ -1349,7 +1354,7 @@ h_rule(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 		memset(slot, 0, sizeof(struct pfcp_urr));
 		break;
 	}
-	rc = walk(d, g, slot, v, n, NULL);
+	rc = walk(d, g, slot, v, n);
 	if (rc == 0 && t == PFCP_IE_CREATE_FAR) {
 		const struct pfcp_far *f = slot;
 
@@ -1414,7 +1419,7 @@ h_remove(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 	if (*cnt >= max)
 		return fail(d, PFCP_CAUSE_RULE_FAILURE, t, "more than %u %s in one message", max,
 			    ie_name(t));
-	if (walk(d, g, &id, v, n, NULL) < 0)
+	if (walk(d, g, &id, v, n) < 0)
 		return -1;
 	switch (t) {
 	case PFCP_IE_REMOVE_PDR:
@@ -1643,7 +1648,7 @@ pfcp_decode(const uint8_t *buf, size_t len, struct pfcp_msg *m, struct pfcp_err 
 	}
 	body = buf + m->h.hdr_len;
 	blen = m->h.msg_len - m->h.hdr_len;
-	if (frame_check(&d, body, blen, 1) < 0 || walk(&d, &md->g, m, body, blen, NULL) < 0 ||
+	if (frame_check(&d, body, blen, 1) < 0 || walk(&d, &md->g, m, body, blen) < 0 ||
 	    dup_ids(&d, m) < 0)
 		return PFCP_DEC_REJECT;
 	return PFCP_DEC_OK;

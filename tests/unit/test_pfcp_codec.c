@@ -808,6 +808,11 @@ test_network_instance(void **state)
 		  "abc\x05x",
 		  6, NULL }, /* not labels (runs past), not printable text */
 		{ "with space", 10, NULL },
+		{ "a..b", 4, NULL }, /* an empty label */
+		{ "\x02"
+		  "a.\x01"
+		  "b",
+		  5, NULL }, /* labels "a." and "b" read "a..b" */
 		{ "", 0, NULL },
 		{ "0123456789012345678901234567890123456789012345678901234567890123", 64, NULL },
 	};
