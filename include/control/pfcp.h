@@ -63,7 +63,14 @@ enum pfcp_msg_type {
 	PFCP_SESS_REPORT_RESP = 57,
 };
 
-/** Cause values (8.2.1). */
+/**
+ * Cause values (8.2.1). The decoder gives 68 for a length past the
+ * datagram or past the IE's parent, 66 / 67 for a missing mandatory /
+ * conditional IE, 69 for an IE shorter than its fields or with values that
+ * contradict each other, 73 for a rule the model cannot hold or past the
+ * UPF_MAX_* counts (with the Failed Rule ID), and 64 for grouped IEs nested
+ * deeper than PFCP_MAX_DEPTH.
+ */
 enum pfcp_cause {
 	PFCP_CAUSE_ACCEPTED = 1,
 	PFCP_CAUSE_MORE_USAGE_REPORT = 2,
@@ -265,7 +272,16 @@ struct pfcp_fseid {
 /**
  * A Create PDR or Update PDR. c.ni is UPF_NI_NONE: the agent resolves
  * ni_name. c.ue4 / c.ue6 come from the UE IP Address IE whatever its S/D
- * flag (ue_sd keeps it).
+ * flag (ue_sd keeps it). With c.fteid_choose (CH), c.fteid4.af / c.fteid6.af
+ * say which families the CP asked for (addresses zero) and c.teid is 0.
+ *
+ * What the model cannot hold is refused at decode with Cause 73 naming the
+ * IE and the rule, never dropped silently: SDF filters with an SPI or a flow
+ * label, Flow Descriptions other than "permit out PROTO from A [P] to B [P]"
+ * (one port or a range a-b; no lists, negation or options), Application ID,
+ * Ethernet Packet Filter, Traffic Endpoint ID, predefined rules, UE IP
+ * allocation by the UP (CHV4/CHV6), outer header removal other than
+ * GTP-U/UDP/IP, several QFIs in one PDI.
  */
 struct pfcp_pdr {
 	struct upf_pdr_conf c;
@@ -284,7 +300,14 @@ struct pfcp_pdr {
 #define PFCP_FAR_BAR 0x0080 /**< BAR ID (kept in bar_id, not applied). */
 #define PFCP_FAR_SNDEM 0x0100 /**< Update Forwarding Parameters' PFCPSMReq-Flags SNDEM. */
 
-/** A Create FAR or Update FAR. c.ni is UPF_NI_NONE: the agent resolves ni_name. */
+/**
+ * A Create FAR or Update FAR. c.ni is UPF_NI_NONE: the agent resolves
+ * ni_name. DUPL in c.apply and Duplicating Parameters (PFCP_FAR_DUPL) are
+ * decoded, for the agent to refuse. Refused at decode (Cause 73): Apply
+ * Action IPMA / IPMD / DFRT, outer header creation other than exactly one of
+ * GTP-U/UDP/IPv4 and GTP-U/UDP/IPv6, Redirect Information, Forwarding
+ * Policy, Header Enrichment.
+ */
 struct pfcp_far {
 	struct upf_far_conf c;
 	uint32_t present; /**< PFCP_FAR_* bits. */
@@ -528,9 +551,13 @@ int pfcp_build_sess_del_resp(struct pfcp_w *w, const struct pfcp_sess_resp *r);
 int pfcp_build_sess_report_req(struct pfcp_w *w, const struct pfcp_sess_report *r);
 /**
  * A response to a request whose body could not be decoded, of the
- * request's response type (type + 1), with Cause and Offending IE only (a
- * session message also with the Node ID for an establishment). For the
- * agent's PFCP_DEC_REJECT path. id may be NULL where no Node ID is needed.
+ * request's response type (type + 1), with the Node ID (where given), Cause,
+ * Offending IE (err->ie, if not 0) and, for Cause 73 with a rule, the Failed
+ * Rule ID. For the agent's PFCP_DEC_REJECT path: Session Establishment
+ * (pass the Node ID), Modification and Deletion Requests, Association Update
+ * and Release Requests (Node ID needed). -EINVAL for other types: a Heartbeat
+ * Response has no Cause, an Association Setup Response needs its Recovery
+ * Time Stamp (pfcp_build_assoc_setup_resp() with err->cause).
  */
 int pfcp_build_error_resp(struct pfcp_w *w, const struct pfcp_hdr *req, uint64_t seid,
 			  const struct pfcp_node_id *id, const struct pfcp_err *err);
