@@ -920,6 +920,117 @@ test_flow_description(void **state)
 	}
 }
 
+/* Smaller IE rules: a repeated single IE counts once (the first); faulty Node IDs, UE addresses,
+ * QFIs, measurement methods and volumes. */
+static void
+test_ie_details(void **state)
+{
+	struct pfcp_w w;
+	size_t o, pdi;
+	int n;
+
+	(void)state;
+	/* Two Precedence IEs: the first is taken, the second ignored (TS 29.244 7.6). */
+	est_begin(&w);
+	o = pdr_begin(&w, 1, &pdi);
+	pfcp_w_ie_end(&w, pdi);
+	pfcp_w_ie_u32(&w, PFCP_IE_PRECEDENCE, 99);
+	pfcp_w_ie_end(&w, o);
+	far_drop(&w, 1);
+	n = est_end(&w);
+	assert_int_equal(dec(buf, n), PFCP_DEC_OK);
+	assert_int_equal(msg.create_pdr[0].c.precedence, 10);
+
+	/* Node IDs: IPv4 of 4 octets, IPv6 of 16, an FQDN "a..b", type 3. */
+	{
+		static const struct {
+			const char *v;
+			size_t n;
+		} bad[] = {
+			{ "\x00\x0a\x00\x00", 4 },
+			{ "\x01\xfd\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00", 16 },
+			{ "\x02\x01"
+			  "a\x00",
+			  4 },
+			{ "\x03\x01\x02\x03\x04", 5 },
+		};
+		unsigned int i;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			pfcp_w_init(&w, buf, sizeof(buf));
+			pfcp_w_hdr_begin(&w, PFCP_ASSOC_RELEASE_REQ, false, 0, 1);
+			pfcp_w_ie_bytes(&w, PFCP_IE_NODE_ID, bad[i].v, bad[i].n);
+			n = pfcp_w_hdr_end(&w);
+			REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_NODE_ID);
+		}
+	}
+
+	/* UE IP Address: IPv6D, no family, short, the same family twice; the other family adds. */
+	n = est_with_pdi_ie(PFCP_IE_UE_IP_ADDRESS, "\x09", 1);
+	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS);
+	n = est_with_pdi_ie(PFCP_IE_UE_IP_ADDRESS, "\x04", 1);
+	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_UE_IP_ADDRESS);
+	n = est_with_pdi_ie(PFCP_IE_UE_IP_ADDRESS, "\x02\x0a\x2d\x00", 4);
+	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_UE_IP_ADDRESS);
+	est_begin(&w);
+	o = pdr_begin(&w, 1, &pdi);
+	pfcp_w_ie_bytes(&w, PFCP_IE_UE_IP_ADDRESS, "\x02\x0a\x2d\x00\x01", 5);
+	pfcp_w_ie_bytes(&w, PFCP_IE_UE_IP_ADDRESS,
+			"\x01\xfd\x00\x00\x45\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01", 17);
+	pdr_end(&w, o, pdi);
+	far_drop(&w, 1);
+	n = est_end(&w);
+	assert_int_equal(dec(buf, n), PFCP_DEC_OK);
+	assert_ip(&msg.create_pdr[0].c.ue4, "10.45.0.1");
+	assert_ip(&msg.create_pdr[0].c.ue6, "fd00:45::1");
+	est_begin(&w);
+	o = pdr_begin(&w, 1, &pdi);
+	pfcp_w_ie_bytes(&w, PFCP_IE_UE_IP_ADDRESS, "\x02\x0a\x2d\x00\x01", 5);
+	pfcp_w_ie_bytes(&w, PFCP_IE_UE_IP_ADDRESS, "\x02\x0a\x2d\x00\x02", 5);
+	pdr_end(&w, o, pdi);
+	far_drop(&w, 1);
+	n = est_end(&w);
+	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS);
+
+	/* Two different QFIs in one PDI; the same one twice is one. */
+	est_begin(&w);
+	o = pdr_begin(&w, 1, &pdi);
+	pfcp_w_ie_u8(&w, PFCP_IE_QFI, 5);
+	pfcp_w_ie_u8(&w, PFCP_IE_QFI, 5);
+	pdr_end(&w, o, pdi);
+	far_drop(&w, 1);
+	n = est_end(&w);
+	assert_int_equal(dec(buf, n), PFCP_DEC_OK);
+	buf[n - 18] = 6; /* the second QFI's value: PDI ends there, FAR (17 bytes) follows */
+	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_QFI);
+
+	/* Measurement Method EVENT; a Volume Quota with no flag. */
+	est_begin(&w);
+	o = pdr_begin(&w, 1, &pdi);
+	pdr_end(&w, o, pdi);
+	far_drop(&w, 1);
+	o = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR);
+	pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 4);
+	pfcp_w_ie_u8(&w, PFCP_IE_REPORTING_TRIGGERS, 0);
+	pfcp_w_ie_bytes(&w, PFCP_IE_VOLUME_QUOTA, "\x00", 1);
+	pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, 0x04);
+	pfcp_w_ie_end(&w, o);
+	n = est_end(&w);
+	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_VOLUME_QUOTA);
+	buf[n - 6] = 0x01; /* the quota's flags: TOVOL, and no value */
+	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_VOLUME_QUOTA);
+
+	/* Session Report Response flags. */
+	pfcp_w_init(&w, buf, sizeof(buf));
+	pfcp_w_hdr_begin(&w, PFCP_SESS_REPORT_RESP, true, 5, 1);
+	pfcp_w_ie_u8(&w, PFCP_IE_CAUSE, PFCP_CAUSE_SESSION_NOT_FOUND);
+	pfcp_w_ie_u8(&w, PFCP_IE_PFCPSRRSP_FLAGS, 0x01);
+	n = pfcp_w_hdr_end(&w);
+	assert_int_equal(dec(buf, n), PFCP_DEC_OK);
+	assert_int_equal(msg.cause, PFCP_CAUSE_SESSION_NOT_FOUND);
+	assert_int_equal(msg.srrsp_flags, 0x01);
+}
+
 /* ---- Messages from scapy (make_vectors.py) -------------------------- */
 
 static void
@@ -1607,6 +1718,7 @@ main(void)
 		cmocka_unit_test(test_fteid),
 		cmocka_unit_test(test_network_instance),
 		cmocka_unit_test(test_flow_description),
+		cmocka_unit_test(test_ie_details),
 		cmocka_unit_test(test_vector_node_messages),
 		cmocka_unit_test(test_vector_sess_est),
 		cmocka_unit_test(test_vector_sess_est_v6),
