@@ -148,6 +148,8 @@ struct lf_flow_conf {
 
 /** [network_instance NAME]: a DNN / APN and the UE pools routed to it. */
 #define LF_UPF_MAX_NI 16
+/** URR counter and QER meter slots the store holds per session of max_sessions. */
+#define LF_UPF_RULES_PER_SESSION 2
 #define LF_UPF_MAX_POOLS 8
 struct lf_upf_ni_conf {
 	char name[64]; /**< The Network Instance IE's text (e.g. "internet"). */
@@ -248,6 +250,7 @@ struct lf_mem_estimate {
 	uint64_t acl6; /**< IPv6 classifier, built. */
 	uint64_t acl_build; /**< Heap (not EAL memory) rte_acl_build() takes while it runs. */
 	uint64_t flow; /**< Flow tables of all workers. */
+	uint64_t upf; /**< [upf]: the session store and the workers' rule slots. */
 	uint64_t total; /**< EAL memory: all but acl_build. */
 	uint64_t limit; /**< [eal] memory in bytes, 0: not set. */
 	bool no_huge_default; /**< huge = no without memory: EAL gives 64 MiB. */

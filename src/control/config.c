@@ -1486,6 +1486,16 @@ config_free(struct lf_config *cfg)
 #define EST_RIB_NODE 424 /* measured per max_routes, both families */
 #define EST_FLOW_ENTRY 148 /* measured, both layouts, 2 slots per flow */
 /*
+ * [upf], per session of max_sessions: the store's key tables, about 40
+ * bytes (measured: rte_malloc's use at start, 1M against 1 session, 245 MiB
+ * with one worker, of which 208 the worker's slots), and a session's object
+ * once established, about 430 bytes with 2 PDRs (upf_store_counts); per
+ * worker, the URR counter and QER meter slots (LF_UPF_RULES_PER_SESSION of
+ * each: 32 + 72 bytes).
+ */
+#define EST_UPF_SESSION (40 + 430)
+#define EST_UPF_WORKER_SESSION (LF_UPF_RULES_PER_SESSION * (32 + 72))
+/*
  * Per ACL rule: the highest of the ClassBench sets measured (ipc1 1k for
  * the built classifier, ipc1 1k and acl1 10k IPv6 for the build's peak),
  * so that the figure errs high; larger sets measured less per rule.
@@ -1512,7 +1522,10 @@ config_mem_estimate(const struct lf_config *cfg, size_t acl4_rules, size_t acl6_
 			       (uint64_t)acl6_rules * EST_ACL6_BUILD_RULE);
 	if (cfg->flow.enabled)
 		e->flow = (uint64_t)cfg->flow.entries * EST_FLOW_ENTRY * cfg->n_workers;
-	e->total = e->fib4 + e->fib6 + e->acl4 + e->acl6 + e->flow;
+	if (cfg->upf.enabled)
+		e->upf = (uint64_t)cfg->upf.max_sessions *
+			(EST_UPF_SESSION + (uint64_t)EST_UPF_WORKER_SESSION * cfg->n_workers);
+	e->total = e->fib4 + e->fib6 + e->acl4 + e->acl6 + e->flow + e->upf;
 	if (cfg->eal.memory_mb != 0)
 		e->limit = (uint64_t)cfg->eal.memory_mb * MIB;
 	e->no_huge_default = cfg->eal.memory_mb == 0 && !cfg->eal.huge;
@@ -1527,10 +1540,11 @@ config_mem_check(const struct lf_config *cfg, const struct lf_mem_estimate *e, c
 	snprintf(err, errlen,
 		 "%s:%d: [eal] memory = '%u': the tables need about %" PRIu64
 		 " MiB (FIB IPv4 %" PRIu64 ", IPv6 %" PRIu64 ", ACL %" PRIu64
-		 ", flow tables %" PRIu64 "), more than the %" PRIu64
-		 " MiB of EAL memory it allows; raise it or lower [routes] *_max_routes, *_tbl8, [flow] entries or the rules (docs/security.md)",
+		 ", flow tables %" PRIu64 ", UPF %" PRIu64 "), more than the %" PRIu64
+		 " MiB of EAL memory it allows; raise it or lower [routes] *_max_routes, *_tbl8, [flow] entries, [upf] max_sessions or the rules (docs/security.md)",
 		 cfg->path, cfg->eal.memory_line, cfg->eal.memory_mb, e->total / MIB, e->fib4 / MIB,
-		 e->fib6 / MIB, (e->acl4 + e->acl6) / MIB, e->flow / MIB, e->limit / MIB);
+		 e->fib6 / MIB, (e->acl4 + e->acl6) / MIB, e->flow / MIB, e->upf / MIB,
+		 e->limit / MIB);
 	return -E2BIG;
 }
 
@@ -1540,10 +1554,10 @@ config_mem_print(const struct lf_mem_estimate *e, FILE *f)
 	fprintf(f,
 		"# memory estimate (docs/security.md): FIB IPv4 %" PRIu64 " MiB, IPv6 %" PRIu64
 		" MiB; ACL %" PRIu64 " MiB (its build about %" PRIu64
-		" MiB more, outside EAL memory); flow tables %" PRIu64 " MiB; total %" PRIu64
-		" MiB of EAL memory, mbuf pools not included",
+		" MiB more, outside EAL memory); flow tables %" PRIu64 " MiB; UPF %" PRIu64
+		" MiB; total %" PRIu64 " MiB of EAL memory, mbuf pools not included",
 		e->fib4 / MIB, e->fib6 / MIB, (e->acl4 + e->acl6) / MIB, e->acl_build / MIB,
-		e->flow / MIB, e->total / MIB);
+		e->flow / MIB, e->upf / MIB, e->total / MIB);
 	if (e->limit != 0)
 		fprintf(f, "; [eal] memory allows %" PRIu64 " MiB\n", e->limit / MIB);
 	else if (e->no_huge_default)
