@@ -243,8 +243,14 @@ setup_ports(struct gen_ctx *c, char *err, size_t errlen)
 		if (c->sizes.size[i] - GEN_FCS_LEN > max_len)
 			max_len = c->sizes.size[i] - GEN_FCS_LEN;
 	/* GTP-U: uplink frames are sent encapsulated, downlink ones come back so. */
-	if (o->gtpu.mode != GEN_GTPU_NONE)
-		max_len += o->gtpu.family == 4 ? GEN_GTPU_ENCAP4 : GEN_GTPU_ENCAP6;
+	if (o->gtpu.mode != GEN_GTPU_NONE) {
+		uint16_t encap = o->gtpu.family == 4 ? GEN_GTPU_ENCAP4 : GEN_GTPU_ENCAP6;
+
+		printf("lanefwd-gen: GTP-U frames on N3 are %u bytes longer than --size: up to %u "
+		       "bytes\n",
+		       encap, max_len + encap + GEN_FCS_LEN);
+		max_len += encap;
+	}
 	room = RTE_MBUF_DEFAULT_BUF_SIZE;
 	if (max_len + RTE_PKTMBUF_HEADROOM > room)
 		room = max_len + RTE_PKTMBUF_HEADROOM;

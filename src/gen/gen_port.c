@@ -55,6 +55,11 @@ gen_port_start(uint16_t port, struct rte_mempool *rx_pool, uint16_t max_len, cha
 		return ret;
 	}
 	/* MTU: the largest frame without Ethernet header and FCS. */
+	if ((uint32_t)max_len + GEN_FCS_LEN > info.max_rx_pktlen) {
+		snprintf(err, errlen, "port %u (%s): frames of %u bytes, the port takes at most %u",
+			 port, info.driver_name, max_len + GEN_FCS_LEN, info.max_rx_pktlen);
+		return -EINVAL;
+	}
 	if (max_len > RTE_ETHER_MAX_LEN - RTE_ETHER_CRC_LEN) {
 		uint32_t mtu = max_len - RTE_ETHER_HDR_LEN;
 
