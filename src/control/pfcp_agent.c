@@ -1750,6 +1750,27 @@ apply_creates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, u
 
 #define REMOVE_AT(arr, n, k) memmove(&(arr)[k], &(arr)[(k) + 1], ((n) - (k)-1) * sizeof((arr)[0]))
 
+/*
+ * A removed QER or URR leaves the PDRs that named it (a FAR does not: a PDR
+ * needs one, so removing a FAR still in use fails validation).
+ */
+static void
+pdrs_forget(struct pa_work *w, uint32_t id, bool urr)
+{
+	unsigned int i, j, n;
+
+	for (i = 0; i < w->c.n_pdr; i++) {
+		struct upf_pdr_conf *p = &w->pdr[i];
+		uint32_t *ids = urr ? p->urr_id : p->qer_id;
+		uint8_t *cnt = urr ? &p->n_urr : &p->n_qer;
+
+		for (j = n = 0; j < *cnt; j++)
+			if (ids[j] != id)
+				ids[n++] = ids[j];
+		*cnt = (uint8_t)n;
+	}
+}
+
 /* Remove PDR / FAR / QER / URR; a removed URR's last usage goes into rep (TERMR). */
 static int
 apply_removes(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, uint32_t ntp,
@@ -1784,6 +1805,7 @@ apply_removes(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, u
 				    m->remove_qer[i]);
 		REMOVE_AT(w->qer, w->c.n_qer, k);
 		w->c.n_qer--;
+		pdrs_forget(w, m->remove_qer[i], false);
 	}
 	for (i = 0; i < m->n_remove_urr; i++) {
 		struct upf_usage u;
@@ -1800,6 +1822,7 @@ apply_removes(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, u
 		REMOVE_AT(w->ust, w->c.n_urr, k);
 		REMOVE_AT(w->urr_new, w->c.n_urr, k);
 		w->c.n_urr--;
+		pdrs_forget(w, m->remove_urr[i], true);
 	}
 	return 0;
 }
@@ -3417,8 +3440,10 @@ sock_open(struct pa_agent *a, char *err, size_t errlen)
 	if (res->ai_family == AF_INET6)
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 	/* Bursts of requests (an SMF setting up many sessions) wait in the kernel, not dropped. */
-	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
-	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf)) != 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof(buf)) != 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 	if (bind(fd, res->ai_addr, res->ai_addrlen) != 0) {
 		rc = -errno;
 		snprintf(err, errlen,

@@ -1,0 +1,1426 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The PFCP agent (src/control/pfcp_agent.c) with a real store on a --no-huge
+ * EAL, over loopback UDP. This thread is the SMF: its requests are built with
+ * the codec's writer (pfcp.h), the answers are read with a small TLV walker
+ * of its own. Where a test needs traffic it also plays worker 0: it adds to
+ * the URR counters the store gave the session, hands packets over on
+ * to_ctrl and takes released ones from from_ctrl.
+ *
+ * Invalid input first: start errors, session requests without an
+ * association, rules the agent refuses (and the store left as it was),
+ * unknown SEIDs, malformed and unknown messages. Then the association,
+ * establishment with CHOOSE, retransmitted requests answered from the cache,
+ * modification, usage reports (volume threshold, quota with its drop,
+ * period, query, deletion), BUFF/NOCP with one Downlink Data Report per
+ * episode and release, a peer restart, the association's release, the
+ * telemetry commands; last, a burst of establishments whose rate is printed
+ * (a figure, not an assertion).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <rte_eal.h>
+#include <rte_hash.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
+
+#include "config.h"
+#include "pfcp.h"
+#include "pfcp_agent.h"
+#include "upf.h"
+
+#define MAX_SESS 40000
+#define N3_V4 0xc0a80301u /* 192.168.3.1 */
+#define GNB_V4 0xc0a80302u
+#define UE_POOL 0x0a2d0000u /* 10.45.0.0/16, network instance "internet" */
+#define CP_NODE "10.0.0.9"
+
+static struct lf_config cfg;
+static struct upf_store *st;
+static struct rte_rcu_qsbr *qsv;
+static struct rte_mempool *mp;
+static int sk = -1; /* The SMF's socket. */
+static struct sockaddr_in agent;
+static uint32_t seq = 1;
+static uint8_t rb[65536]; /* The last message received. */
+static size_t rn;
+static struct pfcp_w w;
+static uint8_t wb[8192];
+static uint32_t cp_recovery = 3900000000u;
+
+/* ---- The wire: send, receive, read IEs ---- */
+
+static void
+begin(uint8_t type, bool has_seid, uint64_t seid)
+{
+	pfcp_w_init(&w, wb, sizeof(wb));
+	pfcp_w_hdr_begin(&w, type, has_seid, seid, seq++);
+}
+
+static size_t
+end_send(void)
+{
+	int n = pfcp_w_hdr_end(&w);
+
+	assert_true(n > 0);
+	assert_int_equal(sendto(sk, wb, (size_t)n, 0, (struct sockaddr *)&agent, sizeof(agent)), n);
+	return (size_t)n;
+}
+
+static uint8_t
+msg_type(const uint8_t *m)
+{
+	return m[1];
+}
+
+static size_t
+hdr_len(const uint8_t *m)
+{
+	return (m[0] & 0x01) ? 16 : 8;
+}
+
+static uint64_t
+msg_seid(const uint8_t *m)
+{
+	uint64_t v = 0;
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | m[4 + i];
+	return v;
+}
+
+static uint32_t
+msg_seq(const uint8_t *m)
+{
+	const uint8_t *p = m + hdr_len(m) - 4;
+
+	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+
+/* Receive the next message of this type within timeout_ms (others are skipped); its length. */
+static size_t
+recv_type(uint8_t type, int timeout_ms)
+{
+	struct pollfd p = { .fd = sk, .events = POLLIN };
+
+	for (;;) {
+		ssize_t n;
+
+		if (poll(&p, 1, timeout_ms) <= 0)
+			fail_msg("no %s within %d ms", pfcp_msg_name(type), timeout_ms);
+		n = recv(sk, rb, sizeof(rb), 0);
+		assert_true(n >= 8);
+		rn = (size_t)n;
+		if (msg_type(rb) == type)
+			return rn;
+	}
+}
+
+/* Nothing arrives within ms. */
+static void
+recv_none(int ms)
+{
+	struct pollfd p = { .fd = sk, .events = POLLIN };
+
+	if (poll(&p, 1, ms) > 0) {
+		ssize_t n = recv(sk, rb, sizeof(rb), 0);
+
+		fail_msg("unexpected message: %s (%zd bytes)", n > 1 ? pfcp_msg_name(rb[1]) : "?",
+			 n);
+	}
+}
+
+struct tlv {
+	uint16_t type;
+	uint16_t len;
+	const uint8_t *v;
+};
+
+/* The nth (0-based) IE of this type in [p, p + n), not recursing. */
+static bool
+ie_find(const uint8_t *p, size_t n, uint16_t type, unsigned int nth, struct tlv *out)
+{
+	static const uint8_t none[32];
+	size_t off = 0;
+
+	out->type = 0;
+	out->len = 0;
+	out->v = none;
+
+	while (off + 4 <= n) {
+		uint16_t t = (uint16_t)(p[off] << 8 | p[off + 1]);
+		uint16_t l = (uint16_t)(p[off + 2] << 8 | p[off + 3]);
+
+		assert_true(off + 4 + l <= n);
+		if (t == type && nth-- == 0) {
+			out->type = t;
+			out->len = l;
+			out->v = p + off + 4;
+			return true;
+		}
+		off += 4 + (size_t)l;
+	}
+	return false;
+}
+
+static bool
+msg_ie(uint16_t type, unsigned int nth, struct tlv *out)
+{
+	return ie_find(rb + hdr_len(rb), rn - hdr_len(rb), type, nth, out);
+}
+
+static uint64_t
+be(const uint8_t *p, unsigned int n)
+{
+	uint64_t v = 0;
+
+	while (n-- > 0)
+		v = v << 8 | *p++;
+	return v;
+}
+
+static unsigned int
+msg_cause(void)
+{
+	struct tlv t;
+
+	if (!msg_ie(PFCP_IE_CAUSE, 0, &t))
+		fail_msg("%s without a Cause", pfcp_msg_name(msg_type(rb)));
+	return t.v[0];
+}
+
+#define assert_cause(want)                                                               \
+	do {                                                                             \
+		unsigned int c_ = msg_cause();                                           \
+		if (c_ != (want))                                                        \
+			fail_msg("line %d: %s cause %u, want %u", __LINE__,              \
+				 pfcp_msg_name(msg_type(rb)), c_, (unsigned int)(want)); \
+	} while (0)
+
+/* ---- Requests ---- */
+
+static void
+w_node_id(void)
+{
+	struct pfcp_node_id id;
+
+	memset(&id, 0, sizeof(id));
+	id.type = PFCP_NODE_ID_IPV4;
+	id.ip.af = 4;
+	inet_pton(AF_INET, CP_NODE, id.ip.a);
+	pfcp_w_node_id(&w, &id);
+}
+
+static void
+w_cp_fseid(uint64_t seid)
+{
+	struct pfcp_fseid f;
+
+	memset(&f, 0, sizeof(f));
+	f.seid = seid;
+	f.v4.af = 4;
+	inet_pton(AF_INET, "127.0.0.1", f.v4.a);
+	pfcp_w_fseid(&w, &f);
+}
+
+struct pdr_spec {
+	uint16_t id;
+	uint32_t prec;
+	uint8_t src;
+	bool choose;
+	int chid; /* < 0: none */
+	uint32_t teid; /* Given by the CP (with choose false); 0: no F-TEID. */
+	const char *ni;
+	uint32_t ue4;
+	uint32_t far;
+	uint32_t urr;
+};
+
+static void
+w_create_pdr(const struct pdr_spec *p)
+{
+	size_t g = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_PDR), pdi, o;
+
+	pfcp_w_ie_u16(&w, PFCP_IE_PDR_ID, p->id);
+	pfcp_w_ie_u32(&w, PFCP_IE_PRECEDENCE, p->prec);
+	pdi = pfcp_w_ie_begin(&w, PFCP_IE_PDI);
+	pfcp_w_ie_u8(&w, PFCP_IE_SOURCE_INTERFACE, p->src);
+	if (p->choose) {
+		o = pfcp_w_ie_begin(&w, PFCP_IE_F_TEID);
+		pfcp_w_raw8(&w, (uint8_t)(0x05 | (p->chid >= 0 ? 0x08 : 0)));
+		if (p->chid >= 0)
+			pfcp_w_raw8(&w, (uint8_t)p->chid);
+		pfcp_w_ie_end(&w, o);
+	} else if (p->teid != 0) {
+		o = pfcp_w_ie_begin(&w, PFCP_IE_F_TEID);
+		pfcp_w_raw8(&w, 0x01);
+		pfcp_w_raw32(&w, p->teid);
+		pfcp_w_raw32(&w, N3_V4);
+		pfcp_w_ie_end(&w, o);
+	}
+	if (p->ni != NULL)
+		pfcp_w_ie_bytes(&w, PFCP_IE_NETWORK_INSTANCE, p->ni, strlen(p->ni));
+	if (p->ue4 != 0) {
+		o = pfcp_w_ie_begin(&w, PFCP_IE_UE_IP_ADDRESS);
+		pfcp_w_raw8(&w, (uint8_t)(0x02 | (p->src == UPF_IF_CORE ? 0x04 : 0)));
+		pfcp_w_raw32(&w, p->ue4);
+		pfcp_w_ie_end(&w, o);
+	}
+	pfcp_w_ie_end(&w, pdi);
+	if (p->src == UPF_IF_ACCESS)
+		pfcp_w_ie_u8(&w, PFCP_IE_OUTER_HEADER_REMOVAL, 0);
+	if (p->far != 0)
+		pfcp_w_ie_u32(&w, PFCP_IE_FAR_ID, p->far);
+	if (p->urr != 0)
+		pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, p->urr);
+	pfcp_w_ie_end(&w, g);
+}
+
+static void
+w_fwd(uint16_t group, uint8_t dst, uint32_t ohc_teid)
+{
+	size_t fp = pfcp_w_ie_begin(&w, group), o;
+
+	if (group == PFCP_IE_FORWARDING_PARAMS)
+		pfcp_w_ie_u8(&w, PFCP_IE_DESTINATION_INTERFACE, dst);
+	if (ohc_teid != 0) {
+		o = pfcp_w_ie_begin(&w, PFCP_IE_OUTER_HEADER_CREATION);
+		pfcp_w_raw16(&w, UPF_OHC_GTPU_UDP_IPV4);
+		pfcp_w_raw32(&w, ohc_teid);
+		pfcp_w_raw32(&w, GNB_V4);
+		pfcp_w_ie_end(&w, o);
+	}
+	pfcp_w_ie_end(&w, fp);
+}
+
+static void
+w_create_far(uint32_t id, uint8_t apply, uint8_t dst, uint32_t ohc_teid)
+{
+	size_t g = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_FAR);
+
+	pfcp_w_ie_u32(&w, PFCP_IE_FAR_ID, id);
+	pfcp_w_ie_u8(&w, PFCP_IE_APPLY_ACTION, apply);
+	if (apply & UPF_FAR_FORW)
+		w_fwd(PFCP_IE_FORWARDING_PARAMS, dst, ohc_teid);
+	pfcp_w_ie_end(&w, g);
+}
+
+static void
+w_update_far(uint32_t id, uint8_t apply, uint32_t ohc_teid)
+{
+	size_t g = pfcp_w_ie_begin(&w, PFCP_IE_UPDATE_FAR);
+
+	pfcp_w_ie_u32(&w, PFCP_IE_FAR_ID, id);
+	pfcp_w_ie_u8(&w, PFCP_IE_APPLY_ACTION, apply);
+	if (ohc_teid != 0)
+		w_fwd(PFCP_IE_UPDATE_FORWARDING_PARAMS, 0, ohc_teid);
+	pfcp_w_ie_end(&w, g);
+}
+
+static void
+w_vol(uint16_t type, uint64_t v)
+{
+	size_t o = pfcp_w_ie_begin(&w, type);
+
+	pfcp_w_raw8(&w, 0x01);
+	pfcp_w_raw64(&w, v);
+	pfcp_w_ie_end(&w, o);
+}
+
+static void
+w_create_urr(uint32_t id, uint16_t trig, uint64_t thresh, uint64_t quota, uint32_t period)
+{
+	size_t g = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR), o;
+
+	pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, id);
+	pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_VOLUM | UPF_MM_DURAT);
+	o = pfcp_w_ie_begin(&w, PFCP_IE_REPORTING_TRIGGERS);
+	pfcp_w_raw8(&w, (uint8_t)trig);
+	pfcp_w_raw8(&w, (uint8_t)(trig >> 8));
+	pfcp_w_ie_end(&w, o);
+	if (thresh != 0)
+		w_vol(PFCP_IE_VOLUME_THRESHOLD, thresh);
+	if (quota != 0)
+		w_vol(PFCP_IE_VOLUME_QUOTA, quota);
+	if (period != 0)
+		pfcp_w_ie_u32(&w, PFCP_IE_MEASUREMENT_PERIOD, period);
+	pfcp_w_ie_end(&w, g);
+}
+
+static void
+w_id_group(uint16_t group, uint16_t id_type, uint32_t id)
+{
+	size_t g = pfcp_w_ie_begin(&w, group);
+
+	if (id_type == PFCP_IE_PDR_ID)
+		pfcp_w_ie_u16(&w, id_type, (uint16_t)id);
+	else
+		pfcp_w_ie_u32(&w, id_type, id);
+	pfcp_w_ie_end(&w, g);
+}
+
+static void
+assoc_setup(uint32_t recovery)
+{
+	begin(PFCP_ASSOC_SETUP_REQ, false, 0);
+	w_node_id();
+	pfcp_w_ie_u32(&w, PFCP_IE_RECOVERY_TIME_STAMP, recovery);
+	end_send();
+	recv_type(PFCP_ASSOC_SETUP_RESP, 2000);
+	assert_cause(PFCP_CAUSE_ACCEPTED);
+}
+
+/* A plain session: uplink PDR 1 (CHOOSE) -> FAR 1 to the core, downlink PDR 2 (UE) -> FAR 2. */
+static void
+w_plain_session(uint64_t cp_seid, uint32_t ue, uint8_t dl_apply, uint32_t urr)
+{
+	struct pdr_spec ul = { .id = 1,
+			       .prec = 100,
+			       .src = UPF_IF_ACCESS,
+			       .choose = true,
+			       .chid = -1,
+			       .ni = "internet",
+			       .ue4 = ue,
+			       .far = 1,
+			       .urr = urr };
+	struct pdr_spec dl = { .id = 2,
+			       .prec = 100,
+			       .src = UPF_IF_CORE,
+			       .chid = -1,
+			       .ni = "internet",
+			       .ue4 = ue,
+			       .far = 2,
+			       .urr = urr };
+
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(cp_seid);
+	w_create_pdr(&ul);
+	w_create_pdr(&dl);
+	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+	w_create_far(2, dl_apply, UPF_IF_ACCESS, 0x5000 + (uint32_t)cp_seid);
+}
+
+/* The UP SEID of the accepted Session Establishment Response in rb. */
+static uint64_t
+est_ok(uint64_t cp_seid)
+{
+	struct tlv t;
+
+	recv_type(PFCP_SESS_EST_RESP, 2000);
+	assert_cause(PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(msg_seid(rb), cp_seid);
+	assert_true(msg_ie(PFCP_IE_F_SEID, 0, &t));
+	assert_true(t.len >= 13);
+	assert_int_equal(t.v[0] & 0x02, 0x02); /* V4: our N4 address. */
+	return be(t.v + 1, 8);
+}
+
+static uint64_t
+establish(uint64_t cp_seid, uint32_t ue, uint8_t dl_apply, uint32_t urr, uint16_t trig,
+	  uint64_t thresh, uint64_t quota, uint32_t period)
+{
+	w_plain_session(cp_seid, ue, dl_apply, urr);
+	if (urr != 0)
+		w_create_urr(urr, trig, thresh, quota, period);
+	end_send();
+	return est_ok(cp_seid);
+}
+
+static void delete (uint64_t up_seid)
+{
+	begin(PFCP_SESS_DEL_REQ, true, up_seid);
+	end_send();
+	recv_type(PFCP_SESS_DEL_RESP, 2000);
+	assert_cause(PFCP_CAUSE_ACCEPTED);
+}
+
+static struct upf_store_counts
+counts(void)
+{
+	struct upf_store_counts c;
+
+	upf_store_counts(st, &c);
+	return c;
+}
+
+/* ---- Playing worker 0 ---- */
+
+/* Wait until the agent has published a session (it answers before the test looks). */
+static const struct upf_sess_dp *
+dp_of_teid(uint32_t teid)
+{
+	void *d;
+
+	if (rte_hash_lookup_data(st->teid, &teid, &d) < 0)
+		fail_msg("TEID 0x%x is in no session", teid);
+	return d;
+}
+
+static const struct upf_sess_dp *
+dp_of_ue(uint32_t ue)
+{
+	struct upf_ue_key k;
+	void *d;
+
+	memset(&k, 0, sizeof(k));
+	k.ni = 0;
+	k.af = 4;
+	ue = htonl(ue);
+	memcpy(k.a, &ue, 4);
+	if (rte_hash_lookup_data(st->ue, &k, &d) < 0)
+		fail_msg("UE address in no session");
+	return d;
+}
+
+static void
+traffic(const struct upf_sess_dp *s, unsigned int urr_idx, uint64_t ul, uint64_t dl)
+{
+	struct upf_urr_ctr *c = &st->wk[0].urr[s->urr[urr_idx].slot];
+
+	__atomic_store_n(&c->bytes[0], c->bytes[0] + ul, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->bytes[1], c->bytes[1] + dl, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->pkts[0], c->pkts[0] + (ul ? 1 : 0), __ATOMIC_RELAXED);
+	__atomic_store_n(&c->pkts[1], c->pkts[1] + (dl ? 1 : 0), __ATOMIC_RELAXED);
+}
+
+/* The Usage Report (of IE type) in rb: trigger, total/UL/DL volume. */
+struct urep {
+	uint32_t urr, seqn, trigger;
+	uint64_t tot, ul, dl, pkts;
+	bool has_volume;
+};
+
+static bool
+usage(uint16_t type, unsigned int nth, struct urep *u)
+{
+	struct tlv g, t;
+
+	if (!msg_ie(type, nth, &g))
+		return false;
+	memset(u, 0, sizeof(*u));
+	assert_true(ie_find(g.v, g.len, PFCP_IE_URR_ID, 0, &t));
+	u->urr = (uint32_t)be(t.v, 4);
+	assert_true(ie_find(g.v, g.len, PFCP_IE_UR_SEQN, 0, &t));
+	u->seqn = (uint32_t)be(t.v, 4);
+	assert_true(ie_find(g.v, g.len, PFCP_IE_USAGE_REPORT_TRIGGER, 0, &t));
+	u->trigger = t.v[0] | (uint32_t)(t.len > 1 ? t.v[1] << 8 : 0) |
+		(uint32_t)(t.len > 2 ? t.v[2] << 16 : 0);
+	if (ie_find(g.v, g.len, PFCP_IE_VOLUME_MEASUREMENT, 0, &t)) {
+		assert_int_equal(t.v[0] & 0x07, 0x07);
+		u->has_volume = true;
+		u->tot = be(t.v + 1, 8);
+		u->ul = be(t.v + 9, 8);
+		u->dl = be(t.v + 17, 8);
+		if (t.v[0] & 0x08)
+			u->pkts = be(t.v + 25, 8);
+	}
+	return true;
+}
+
+static void
+report_ack(uint8_t cause)
+{
+	uint32_t s = msg_seq(rb);
+	uint64_t seid = msg_seid(rb);
+
+	pfcp_w_init(&w, wb, sizeof(wb));
+	pfcp_w_hdr_begin(&w, PFCP_SESS_REPORT_RESP, true, seid, s);
+	pfcp_w_ie_u8(&w, PFCP_IE_CAUSE, cause);
+	end_send();
+}
+
+/* ---- Telemetry, through its socket ---- */
+
+static int
+tel_query(const char *cmd, char *out, size_t cap)
+{
+	struct sockaddr_un sun;
+	ssize_t n;
+	int fd;
+
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	if (fd < 0)
+		return -1;
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/dpdk_telemetry.v2",
+		 rte_eal_get_runtime_dir());
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
+		close(fd);
+		return -1;
+	}
+	n = recv(fd, out, cap - 1, 0); /* The greeting. */
+	if (n <= 0 || send(fd, cmd, strlen(cmd), 0) < 0) {
+		close(fd);
+		return -1;
+	}
+	n = recv(fd, out, cap - 1, 0);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	out[n] = '\0';
+	return 0;
+}
+
+static void
+tel_has(const char *cmd, const char *want)
+{
+	static char out[65536];
+
+	if (tel_query(cmd, out, sizeof(out)) != 0)
+		fail_msg("telemetry %s: no answer", cmd);
+	if (strstr(out, want) == NULL)
+		fail_msg("telemetry %s: \"%s\" not in %s", cmd, want, out);
+}
+
+/* ---- Start ---- */
+
+static uint16_t
+free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t l = sizeof(a);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	uint16_t port;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &l), 0);
+	port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+static void
+conf_init(void)
+{
+	struct lf_upf_conf *u = &cfg.upf;
+	uint32_t n3 = htonl(N3_V4), pool = htonl(UE_POOL);
+
+	memset(&cfg, 0, sizeof(cfg));
+	u->enabled = true;
+	u->has_n3_ipv4 = true;
+	memcpy(u->n3_ipv4, &n3, 4);
+	snprintf(u->pfcp_addr, sizeof(u->pfcp_addr), "127.0.0.1");
+	u->pfcp_port = free_port();
+	snprintf(u->node_id, sizeof(u->node_id), "upf.test");
+	u->max_sessions = MAX_SESS;
+	u->buffer_packets = 4;
+	u->n_ni = 2;
+	snprintf(u->ni[0].name, sizeof(u->ni[0].name), "internet");
+	u->ni[0].n_pools = 1;
+	u->ni[0].pool[0].af = 4;
+	u->ni[0].pool[0].plen = 16;
+	memcpy(u->ni[0].pool[0].a, &pool, 4);
+	snprintf(u->ni[1].name, sizeof(u->ni[1].name), "ims");
+}
+
+static void
+test_start_errors(void **state)
+{
+	char err[256];
+	int fd;
+
+	(void)state;
+	conf_init();
+	assert_int_equal(pfcp_agent_start(NULL, st, err, sizeof(err)), -EINVAL);
+	snprintf(cfg.upf.pfcp_addr, sizeof(cfg.upf.pfcp_addr), "localhost");
+	assert_true(pfcp_agent_start(&cfg, st, err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "localhost"));
+	/* The port is taken: the error names address and port. */
+	conf_init();
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	agent.sin_family = AF_INET;
+	agent.sin_port = htons(cfg.upf.pfcp_port);
+	agent.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&agent, sizeof(agent)), 0);
+	assert_int_equal(pfcp_agent_start(&cfg, st, err, sizeof(err)), -EADDRINUSE);
+	assert_non_null(strstr(err, "127.0.0.1"));
+	{
+		char port[8];
+
+		snprintf(port, sizeof(port), "%u", cfg.upf.pfcp_port);
+		assert_non_null(strstr(err, port));
+	}
+	close(fd);
+	pfcp_agent_stop(); /* Not running: nothing to do. */
+}
+
+static int
+start(void **state)
+{
+	struct sockaddr_in me = { .sin_family = AF_INET };
+	int buf = 4 << 20;
+	char err[256];
+
+	(void)state;
+	conf_init();
+	if (pfcp_agent_start(&cfg, st, err, sizeof(err)) != 0) {
+		fprintf(stderr, "pfcp_agent_start: %s\n", err);
+		return -1;
+	}
+	agent.sin_family = AF_INET;
+	agent.sin_port = htons(cfg.upf.pfcp_port);
+	agent.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sk = socket(AF_INET, SOCK_DGRAM, 0);
+	/* Room for a window of answers sent in one burst. */
+	if (setsockopt(sk, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf)) != 0)
+		(void)setsockopt(sk, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	me.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (sk < 0 || bind(sk, (struct sockaddr *)&me, sizeof(me)) != 0)
+		return -1;
+	return 0;
+}
+
+static int
+stop(void **state)
+{
+	(void)state;
+	pfcp_agent_stop();
+	close(sk);
+	sk = -1;
+	return 0;
+}
+
+/* ---- Invalid input ---- */
+
+static void
+test_no_association(void **state)
+{
+	(void)state;
+	w_plain_session(7, UE_POOL + 1, UPF_FAR_FORW, 0);
+	end_send();
+	recv_type(PFCP_SESS_EST_RESP, 2000);
+	assert_cause(PFCP_CAUSE_NO_ASSOCIATION);
+	assert_int_equal(msg_seid(rb), 7);
+	begin(PFCP_ASSOC_RELEASE_REQ, false, 0);
+	w_node_id();
+	end_send();
+	recv_type(PFCP_ASSOC_RELEASE_RESP, 2000);
+	assert_cause(PFCP_CAUSE_NO_ASSOCIATION);
+	assert_int_equal(counts().sessions, 0);
+}
+
+static void
+test_heartbeat(void **state)
+{
+	struct tlv t;
+
+	(void)state;
+	begin(PFCP_HEARTBEAT_REQ, false, 0);
+	pfcp_w_ie_u32(&w, PFCP_IE_RECOVERY_TIME_STAMP, cp_recovery);
+	end_send();
+	recv_type(PFCP_HEARTBEAT_RESP, 2000);
+	assert_int_equal(msg_seq(rb), seq - 1);
+	assert_true(msg_ie(PFCP_IE_RECOVERY_TIME_STAMP, 0, &t));
+	/* Our start, in NTP seconds: within a minute of now. */
+	assert_true(be(t.v, 4) + 60 > (uint64_t)time(NULL) + 2208988800u);
+}
+
+static void
+test_association(void **state)
+{
+	struct tlv t;
+
+	(void)state;
+	assoc_setup(cp_recovery);
+	assert_true(msg_ie(PFCP_IE_NODE_ID, 0, &t));
+	assert_int_equal(t.v[0], PFCP_NODE_ID_FQDN);
+	assert_true(msg_ie(PFCP_IE_UP_FUNCTION_FEATURES, 0, &t));
+	assert_true(t.v[0] & PFCP_UPF_FTUP);
+	assert_true(msg_ie(PFCP_IE_RECOVERY_TIME_STAMP, 0, &t));
+	tel_has("/lanefwd/upf", "\"associations\":1");
+}
+
+/* Rules the agent refuses: the right Cause, and nothing left in the store. */
+static void
+test_rejected_rules(void **state)
+{
+	struct pdr_spec p = { .id = 1,
+			      .prec = 10,
+			      .src = UPF_IF_ACCESS,
+			      .choose = true,
+			      .chid = -1,
+			      .ni = "nowhere",
+			      .far = 1 };
+	struct upf_store_counts before = counts();
+	struct tlv t;
+
+	(void)state;
+	/* An unknown network instance. */
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(11);
+	w_create_pdr(&p);
+	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+	end_send();
+	recv_type(PFCP_SESS_EST_RESP, 2000);
+	assert_cause(PFCP_CAUSE_RULE_FAILURE);
+	assert_true(msg_ie(PFCP_IE_OFFENDING_IE, 0, &t));
+	assert_int_equal(be(t.v, 2), PFCP_IE_NETWORK_INSTANCE);
+	assert_true(msg_ie(PFCP_IE_FAILED_RULE_ID, 0, &t));
+	assert_int_equal(t.v[0] & 0x0f, PFCP_RULE_PDR);
+	assert_false(msg_ie(PFCP_IE_F_SEID, 0, &t));
+
+	/* A PDR naming a FAR the session lacks. */
+	p.ni = "internet";
+	p.far = 9;
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(12);
+	w_create_pdr(&p);
+	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+	end_send();
+	recv_type(PFCP_SESS_EST_RESP, 2000);
+	assert_cause(PFCP_CAUSE_RULE_FAILURE);
+	assert_true(msg_ie(PFCP_IE_FAILED_RULE_ID, 0, &t));
+	assert_int_equal(be(t.v + 1, 2), 1);
+
+	/* DUPL: rejected, not ignored. */
+	p.far = 1;
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(13);
+	w_create_pdr(&p);
+	w_create_far(1, UPF_FAR_FORW | UPF_FAR_DUPL, UPF_IF_CORE, 0);
+	end_send();
+	recv_type(PFCP_SESS_EST_RESP, 2000);
+	assert_cause(PFCP_CAUSE_RULE_FAILURE);
+	assert_true(msg_ie(PFCP_IE_FAILED_RULE_ID, 0, &t));
+	assert_int_equal(t.v[0] & 0x0f, PFCP_RULE_FAR);
+
+	/* Forwarding to the access side without outer header creation. */
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(14);
+	w_create_pdr(&p);
+	w_create_far(1, UPF_FAR_FORW, UPF_IF_ACCESS, 0);
+	end_send();
+	recv_type(PFCP_SESS_EST_RESP, 2000);
+	assert_cause(PFCP_CAUSE_CONDITIONAL_IE_MISSING);
+
+	/* A TEID another session holds: the second session is refused whole. */
+	p.choose = false;
+	p.teid = 0x77;
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(15);
+	w_create_pdr(&p);
+	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+	end_send();
+	est_ok(15);
+	before = counts();
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(16);
+	p.id = 5;
+	w_create_pdr(&p);
+	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+	end_send();
+	recv_type(PFCP_SESS_EST_RESP, 2000);
+	assert_cause(PFCP_CAUSE_RULE_FAILURE);
+	assert_true(msg_ie(PFCP_IE_FAILED_RULE_ID, 0, &t));
+	assert_int_equal(be(t.v + 1, 2), 5);
+	assert_int_equal(counts().sessions, before.sessions);
+	assert_int_equal(counts().pdrs, before.pdrs);
+}
+
+static void
+test_unknown_seid(void **state)
+{
+	(void)state;
+	begin(PFCP_SESS_MOD_REQ, true, 0x1234567800000001ull);
+	w_update_far(1, UPF_FAR_DROP, 0);
+	end_send();
+	recv_type(PFCP_SESS_MOD_RESP, 2000);
+	assert_cause(PFCP_CAUSE_SESSION_NOT_FOUND);
+	assert_int_equal(msg_seid(rb), 0);
+	begin(PFCP_SESS_DEL_REQ, true, 99);
+	end_send();
+	recv_type(PFCP_SESS_DEL_RESP, 2000);
+	assert_cause(PFCP_CAUSE_SESSION_NOT_FOUND);
+	assert_int_equal(msg_seid(rb), 0);
+}
+
+static void
+test_malformed(void **state)
+{
+	uint8_t junk[4] = { 0x20, 0x32, 0x00, 0x00 };
+	struct tlv t;
+	size_t n;
+
+	(void)state;
+	/* Unreadable: dropped and counted. */
+	assert_int_equal(sendto(sk, junk, sizeof(junk), 0, (struct sockaddr *)&agent,
+				sizeof(agent)),
+			 sizeof(junk));
+	recv_none(100);
+	tel_has("/lanefwd/upf", "\"malformed_dropped\":1");
+	/* Readable header, a Create PDR without its PDI: the codec's Cause, same message type. */
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(21);
+	{
+		size_t g = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_PDR);
+
+		pfcp_w_ie_u16(&w, PFCP_IE_PDR_ID, 1);
+		pfcp_w_ie_u32(&w, PFCP_IE_PRECEDENCE, 1);
+		pfcp_w_ie_end(&w, g);
+	}
+	end_send();
+	recv_type(PFCP_SESS_EST_RESP, 2000);
+	assert_cause(PFCP_CAUSE_MANDATORY_IE_MISSING);
+	assert_true(msg_ie(PFCP_IE_OFFENDING_IE, 0, &t));
+	assert_int_equal(be(t.v, 2), PFCP_IE_PDI);
+	/* Version 2: Version Not Supported. */
+	begin(PFCP_HEARTBEAT_REQ, false, 0);
+	pfcp_w_ie_u32(&w, PFCP_IE_RECOVERY_TIME_STAMP, cp_recovery);
+	n = (size_t)pfcp_w_hdr_end(&w);
+	wb[0] = (uint8_t)((wb[0] & 0x1f) | 0x40);
+	assert_int_equal(sendto(sk, wb, n, 0, (struct sockaddr *)&agent, sizeof(agent)),
+			 (ssize_t)n);
+	recv_type(PFCP_VERSION_NOT_SUPPORTED, 2000);
+	/* The agent still serves. */
+	test_heartbeat(state);
+}
+
+/* ---- Sessions ---- */
+
+static void
+test_establish_choose(void **state)
+{
+	struct pdr_spec p1 = { .id = 1,
+			       .prec = 10,
+			       .src = UPF_IF_ACCESS,
+			       .choose = true,
+			       .chid = 7,
+			       .ni = "internet",
+			       .far = 1 };
+	struct pdr_spec p2 = p1, p3 = p1;
+	struct tlv c[3], t;
+	uint32_t teid[3];
+	uint64_t up;
+	unsigned int i;
+	size_t n;
+
+	(void)state;
+	p2.id = 2;
+	p2.prec = 20;
+	p3.id = 3;
+	p3.chid = -1;
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(31);
+	w_create_pdr(&p1);
+	w_create_pdr(&p2);
+	w_create_pdr(&p3);
+	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+	n = end_send();
+	up = est_ok(31);
+	for (i = 0; i < 3; i++) {
+		assert_true(msg_ie(PFCP_IE_CREATED_PDR, i, &c[i]));
+		assert_true(ie_find(c[i].v, c[i].len, PFCP_IE_F_TEID, 0, &t));
+		assert_int_equal(t.v[0] & 0x01, 0x01);
+		teid[i] = (uint32_t)be(t.v + 1, 4);
+		assert_int_equal(be(t.v + 5, 4), N3_V4);
+	}
+	/* Same CHOOSE ID, same TEID; without one, another. */
+	assert_int_equal(teid[0], teid[1]);
+	assert_int_not_equal(teid[0], teid[2]);
+	assert_int_equal(dp_of_teid(teid[0])->up_seid, up);
+	assert_int_equal(dp_of_teid(teid[2])->up_seid, up);
+
+	/* The same request again (a retransmission): the same answer, applied once. */
+	{
+		uint8_t first[4096];
+		size_t fl = rn;
+		struct upf_store_counts before = counts();
+
+		memcpy(first, rb, rn);
+		assert_int_equal(sendto(sk, wb, n, 0, (struct sockaddr *)&agent, sizeof(agent)),
+				 (ssize_t)n);
+		recv_type(PFCP_SESS_EST_RESP, 2000);
+		assert_int_equal(rn, fl);
+		assert_memory_equal(rb, first, fl);
+		assert_int_equal(counts().sessions, before.sessions);
+		tel_has("/lanefwd/upf", "\"duplicates_answered\":1");
+	}
+	delete (up);
+}
+
+static void
+test_modify_and_reports(void **state)
+{
+	const struct upf_sess_dp *s;
+	struct urep u;
+	uint64_t up;
+
+	(void)state;
+	/* URR 1: a volume threshold of 1000 bytes, on both PDRs. */
+	up = establish(41, UE_POOL + 41, UPF_FAR_FORW, 1, UPF_RT_VOLTH, 1000, 0, 0);
+	s = dp_of_ue(UE_POOL + 41);
+	assert_int_equal(s->up_seid, up);
+	traffic(s, 0, 600, 0);
+	recv_none(300);
+	traffic(s, 0, 0, 500);
+	recv_type(PFCP_SESS_REPORT_REQ, 2000);
+	assert_int_equal(msg_seid(rb), 41);
+	assert_true(usage(PFCP_IE_USAGE_REPORT_SRR, 0, &u));
+	assert_int_equal(u.urr, 1);
+	assert_true(u.trigger & PFCP_URT_VOLTH);
+	assert_int_equal(u.tot, 1100);
+	assert_int_equal(u.ul, 600);
+	assert_int_equal(u.dl, 500);
+	report_ack(PFCP_CAUSE_ACCEPTED);
+	/* Once per crossing: the next report after another 1000 bytes. */
+	traffic(s, 0, 999, 0);
+	recv_none(300);
+	traffic(s, 0, 1, 0);
+	recv_type(PFCP_SESS_REPORT_REQ, 2000);
+	assert_true(usage(PFCP_IE_USAGE_REPORT_SRR, 0, &u));
+	assert_int_equal(u.tot, 1000);
+	assert_int_equal(u.seqn, 1);
+	report_ack(PFCP_CAUSE_ACCEPTED);
+
+	/* Query URR: what was counted since the last report, IMMER. */
+	traffic(s, 0, 7, 3);
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_id_group(PFCP_IE_QUERY_URR, PFCP_IE_URR_ID, 1);
+	end_send();
+	recv_type(PFCP_SESS_MOD_RESP, 2000);
+	assert_cause(PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(msg_seid(rb), 41);
+	assert_true(usage(PFCP_IE_USAGE_REPORT_SMR, 0, &u));
+	assert_true(u.trigger & PFCP_URT_IMMER);
+	assert_int_equal(u.tot, 10);
+
+	/* A modification that fails leaves the session as it was. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_update_far(2, UPF_FAR_FORW, 0x9999);
+	w_id_group(PFCP_IE_REMOVE_FAR, PFCP_IE_FAR_ID, 77);
+	end_send();
+	recv_type(PFCP_SESS_MOD_RESP, 2000);
+	assert_cause(PFCP_CAUSE_RULE_FAILURE);
+	assert_int_equal(dp_of_ue(UE_POOL + 41)->far[1].teid, 0x5000 + 41);
+
+	/* Update FAR: the new outer TEID is published. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_update_far(2, UPF_FAR_FORW, 0x9999);
+	end_send();
+	recv_type(PFCP_SESS_MOD_RESP, 2000);
+	assert_cause(PFCP_CAUSE_ACCEPTED);
+	s = dp_of_ue(UE_POOL + 41);
+	assert_int_equal(s->far[0].teid == 0x9999 || s->far[1].teid == 0x9999, 1);
+	/* Remove URR: the PDRs stop counting into it, its last usage is in the response. */
+	traffic(s, 0, 5, 0);
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_id_group(PFCP_IE_REMOVE_URR, PFCP_IE_URR_ID, 1);
+	end_send();
+	recv_type(PFCP_SESS_MOD_RESP, 2000);
+	assert_cause(PFCP_CAUSE_ACCEPTED);
+	assert_true(usage(PFCP_IE_USAGE_REPORT_SMR, 0, &u));
+	assert_true(u.trigger & PFCP_URT_TERMR);
+	assert_int_equal(u.tot, 5);
+	s = dp_of_ue(UE_POOL + 41);
+	assert_int_equal(s->n_urr, 0);
+	assert_int_equal(s->pdr[0].n_urr + s->pdr[1].n_urr, 0);
+
+	/* URR 2 created by a modification, on PDR 2. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_create_urr(2, UPF_RT_VOLTH, 1 << 20, 0, 0);
+	{
+		size_t g = pfcp_w_ie_begin(&w, PFCP_IE_UPDATE_PDR);
+
+		pfcp_w_ie_u16(&w, PFCP_IE_PDR_ID, 2);
+		pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 2);
+		pfcp_w_ie_end(&w, g);
+	}
+	end_send();
+	recv_type(PFCP_SESS_MOD_RESP, 2000);
+	assert_cause(PFCP_CAUSE_ACCEPTED);
+	s = dp_of_ue(UE_POOL + 41);
+	assert_int_equal(s->n_urr, 1);
+	traffic(s, 0, 0, 42);
+
+	/* Deletion: the final usage, TERMR. */
+	begin(PFCP_SESS_DEL_REQ, true, up);
+	end_send();
+	recv_type(PFCP_SESS_DEL_RESP, 2000);
+	assert_cause(PFCP_CAUSE_ACCEPTED);
+	assert_true(usage(PFCP_IE_USAGE_REPORT_SDR, 0, &u));
+	assert_true(u.trigger & PFCP_URT_TERMR);
+	assert_int_equal(u.urr, 2);
+	assert_int_equal(u.dl, 42);
+	assert_int_equal(u.tot, 42);
+	assert_int_equal(counts().sessions, 1); /* Session 15 of test_rejected_rules. */
+}
+
+static void
+test_quota_and_period(void **state)
+{
+	const struct upf_sess_dp *s;
+	struct urep u;
+	uint64_t up;
+
+	(void)state;
+	/* A 2000-byte quota: reported once, then the PDRs counting into it drop. */
+	up = establish(51, UE_POOL + 51, UPF_FAR_FORW, 3, UPF_RT_VOLQU, 0, 2000, 0);
+	s = dp_of_ue(UE_POOL + 51);
+	traffic(s, 0, 2500, 0);
+	recv_type(PFCP_SESS_REPORT_REQ, 2000);
+	assert_true(usage(PFCP_IE_USAGE_REPORT_SRR, 0, &u));
+	assert_true(u.trigger & PFCP_URT_VOLQU);
+	assert_int_equal(u.tot, 2500);
+	report_ack(PFCP_CAUSE_ACCEPTED);
+	s = dp_of_ue(UE_POOL + 51);
+	assert_int_equal(s->far[s->pdr[0].far].apply, UPF_FAR_DROP);
+	assert_int_equal(s->far[s->pdr[1].far].apply, UPF_FAR_DROP);
+	recv_none(300);
+	/* A new quota: forwarding again. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	{
+		size_t g = pfcp_w_ie_begin(&w, PFCP_IE_UPDATE_URR);
+
+		pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 3);
+		w_vol(PFCP_IE_VOLUME_QUOTA, 10000);
+		pfcp_w_ie_end(&w, g);
+	}
+	end_send();
+	recv_type(PFCP_SESS_MOD_RESP, 2000);
+	assert_cause(PFCP_CAUSE_ACCEPTED);
+	s = dp_of_ue(UE_POOL + 51);
+	assert_int_equal(s->far[s->pdr[0].far].apply, UPF_FAR_FORW);
+	delete (up);
+
+	/* PERIO every second: each report carries that period's volume. */
+	up = establish(52, UE_POOL + 52, UPF_FAR_FORW, 4, UPF_RT_PERIO, 0, 0, 1);
+	s = dp_of_ue(UE_POOL + 52);
+	traffic(s, 0, 100, 200);
+	recv_type(PFCP_SESS_REPORT_REQ, 2500);
+	assert_true(usage(PFCP_IE_USAGE_REPORT_SRR, 0, &u));
+	assert_true(u.trigger & PFCP_URT_PERIO);
+	assert_int_equal(u.tot, 300);
+	report_ack(PFCP_CAUSE_ACCEPTED);
+	traffic(s, 0, 1, 0);
+	recv_type(PFCP_SESS_REPORT_REQ, 2500);
+	assert_true(usage(PFCP_IE_USAGE_REPORT_SRR, 0, &u));
+	assert_int_equal(u.tot, 1);
+	report_ack(PFCP_CAUSE_ACCEPTED);
+	delete (up);
+	recv_none(1300);
+}
+
+static void
+test_buffering(void **state)
+{
+	struct rte_mbuf *m[6], *out[8];
+	const struct upf_sess_dp *s;
+	struct tlv t, p;
+	unsigned int i, n;
+	uint64_t up;
+
+	(void)state;
+	up = establish(61, UE_POOL + 61, UPF_FAR_BUFF | UPF_FAR_NOCP, 0, 0, 0, 0, 0);
+	s = dp_of_ue(UE_POOL + 61);
+	/* Six packets held for a BUFF FAR; buffer_packets is 4. */
+	for (i = 0; i < 6; i++) {
+		m[i] = rte_pktmbuf_alloc(mp);
+		assert_non_null(m[i]);
+		m[i]->hash.usr = s->slot;
+		assert_int_equal(rte_ring_enqueue(st->wk[0].to_ctrl, m[i]), 0);
+	}
+	/* One Downlink Data Report for the episode, naming the downlink PDR. */
+	recv_type(PFCP_SESS_REPORT_REQ, 2000);
+	assert_int_equal(msg_seid(rb), 61);
+	assert_true(msg_ie(PFCP_IE_REPORT_TYPE, 0, &t));
+	assert_int_equal(t.v[0] & PFCP_REPORT_DLDR, PFCP_REPORT_DLDR);
+	assert_true(msg_ie(PFCP_IE_DOWNLINK_DATA_REPORT, 0, &t));
+	assert_true(ie_find(t.v, t.len, PFCP_IE_PDR_ID, 0, &p));
+	assert_int_equal(be(p.v, 2), 2);
+	report_ack(PFCP_CAUSE_ACCEPTED);
+	recv_none(200);
+	tel_has("/lanefwd/upf", "\"buffer_full\":2");
+	/* FORW: the four held packets go back to worker 0, in order. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_update_far(2, UPF_FAR_FORW, 0x4444);
+	end_send();
+	recv_type(PFCP_SESS_MOD_RESP, 2000);
+	assert_cause(PFCP_CAUSE_ACCEPTED);
+	n = rte_ring_dequeue_burst(st->wk[0].from_ctrl, (void **)out, 8, NULL);
+	assert_int_equal(n, 4);
+	for (i = 0; i < n; i++) {
+		assert_ptr_equal(out[i], m[i]);
+		rte_pktmbuf_free(out[i]);
+	}
+	/* A new episode: BUFF again, one more report. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_update_far(2, UPF_FAR_BUFF | UPF_FAR_NOCP, 0);
+	end_send();
+	recv_type(PFCP_SESS_MOD_RESP, 2000);
+	assert_cause(PFCP_CAUSE_ACCEPTED);
+	m[0] = rte_pktmbuf_alloc(mp);
+	m[0]->hash.usr = dp_of_ue(UE_POOL + 61)->slot;
+	assert_int_equal(rte_ring_enqueue(st->wk[0].to_ctrl, m[0]), 0);
+	recv_type(PFCP_SESS_REPORT_REQ, 2000);
+	report_ack(PFCP_CAUSE_ACCEPTED);
+	/* Deleting the session frees what it held. */
+	delete (up);
+	assert_int_equal(rte_ring_count(st->wk[0].from_ctrl), 0);
+	assert_int_equal(rte_mempool_in_use_count(mp), 0);
+}
+
+/* A new Recovery Time Stamp from the peer: it restarted, its sessions go. */
+static void
+test_peer_restart(void **state)
+{
+	uint64_t up;
+
+	(void)state;
+	up = establish(71, UE_POOL + 71, UPF_FAR_FORW, 0, 0, 0, 0, 0);
+	assert_true(counts().sessions >= 2);
+	cp_recovery++;
+	begin(PFCP_HEARTBEAT_REQ, false, 0);
+	pfcp_w_ie_u32(&w, PFCP_IE_RECOVERY_TIME_STAMP, cp_recovery);
+	end_send();
+	recv_type(PFCP_HEARTBEAT_RESP, 2000);
+	assert_int_equal(counts().sessions, 0);
+	begin(PFCP_SESS_DEL_REQ, true, up);
+	end_send();
+	recv_type(PFCP_SESS_DEL_RESP, 2000);
+	assert_cause(PFCP_CAUSE_SESSION_NOT_FOUND);
+}
+
+static void
+test_release(void **state)
+{
+	(void)state;
+	establish(81, UE_POOL + 81, UPF_FAR_FORW, 0, 0, 0, 0, 0);
+	establish(82, UE_POOL + 82, UPF_FAR_FORW, 0, 0, 0, 0, 0);
+	assert_int_equal(counts().sessions, 2);
+	tel_has("/lanefwd/upf", "\"sessions\":2");
+	begin(PFCP_ASSOC_RELEASE_REQ, false, 0);
+	w_node_id();
+	end_send();
+	recv_type(PFCP_ASSOC_RELEASE_RESP, 2000);
+	assert_cause(PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(counts().sessions, 0);
+	w_plain_session(83, UE_POOL + 83, UPF_FAR_FORW, 0);
+	end_send();
+	recv_type(PFCP_SESS_EST_RESP, 2000);
+	assert_cause(PFCP_CAUSE_NO_ASSOCIATION);
+	assoc_setup(cp_recovery);
+}
+
+static void
+test_telemetry_params(void **state)
+{
+	static char out[4096];
+	uint64_t up;
+
+	(void)state;
+	up = establish(91, UE_POOL + 91, UPF_FAR_FORW, 0, 0, 0, 0, 0);
+	snprintf(out, sizeof(out), "/lanefwd/upf/session,%" PRIu64, up);
+	tel_has(out, "\"cp_seid\":91");
+	snprintf(out, sizeof(out), "/lanefwd/upf/session,0x%" PRIx64, up);
+	tel_has(out, "\"pdr_1\":{");
+	tel_has(out, "\"far_2\":{");
+	/* Bad parameters: no data. */
+	tel_has("/lanefwd/upf/session,", "null");
+	tel_has("/lanefwd/upf/session,12x", "null");
+	tel_has("/lanefwd/upf/session,-1", "null");
+	tel_has("/lanefwd/upf/session,0x", "null");
+	tel_has("/lanefwd/upf/session,5", "null");
+	tel_has("/lanefwd/upf", "\"causes_sent\":{");
+	tel_has("/lanefwd/upf", "\"datapath\":{");
+	delete (up);
+}
+
+/* Establishments as fast as the agent takes them, a window of requests in flight. */
+static void
+test_establish_rate(void **state)
+{
+	const unsigned int total = 30000, window = 256;
+	struct pdr_spec ul = { .id = 1,
+			       .prec = 100,
+			       .src = UPF_IF_ACCESS,
+			       .choose = true,
+			       .chid = -1,
+			       .ni = "internet",
+			       .far = 1 };
+	struct pdr_spec dl = { .id = 2,
+			       .prec = 100,
+			       .src = UPF_IF_CORE,
+			       .chid = -1,
+			       .ni = "internet",
+			       .far = 2 };
+	static uint64_t ups[30000];
+	unsigned int sent = 0, got = 0, ok = 0, i;
+	struct timespec t0, t1;
+	double s;
+
+	(void)state;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (got < total) {
+		while (sent < total && sent - got < window) {
+			dl.ue4 = ul.ue4 = UE_POOL + 1000 + sent;
+			begin(PFCP_SESS_EST_REQ, true, 0);
+			w_node_id();
+			w_cp_fseid(100000 + sent);
+			w_create_pdr(&ul);
+			w_create_pdr(&dl);
+			w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+			w_create_far(2, UPF_FAR_FORW, UPF_IF_ACCESS, 0x100 + sent);
+			end_send();
+			sent++;
+		}
+		recv_type(PFCP_SESS_EST_RESP, 5000);
+		if (msg_cause() == PFCP_CAUSE_ACCEPTED) {
+			struct tlv t;
+
+			assert_true(msg_ie(PFCP_IE_F_SEID, 0, &t));
+			ups[ok++] = be(t.v + 1, 8);
+		}
+		got++;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	printf("[ INFO     ] %u Session Establishments (2 PDRs, 2 FARs, CHOOSE) in %.3f s: "
+	       "%.0f/s\n",
+	       total, s, total / s);
+	assert_int_equal(ok, total);
+	assert_int_equal(counts().sessions, total);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0, sent = got = 0; got < total;) {
+		while (sent < total && sent - got < window) {
+			begin(PFCP_SESS_DEL_REQ, true, ups[sent++]);
+			end_send();
+		}
+		recv_type(PFCP_SESS_DEL_RESP, 5000);
+		i += msg_cause() == PFCP_CAUSE_ACCEPTED;
+		got++;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	printf("[ INFO     ] %u Session Deletions in %.3f s: %.0f/s\n", total, s, total / s);
+	assert_int_equal(i, total);
+	assert_int_equal(counts().sessions, 0);
+}
+
+static int
+setup(void **state)
+{
+	char prefix[32], lcore[16];
+	char *argv[] = {
+		"test_pfcp_agent",
+		"--no-huge",
+		"-m",
+		"512",
+		"--no-pci",
+		"--no-shconf",
+		"--file-prefix",
+		prefix,
+		"--log-level",
+		"3",
+		"-l",
+		lcore,
+		NULL,
+	};
+	struct upf_store_params p = {
+		.max_sessions = MAX_SESS,
+		.max_urrs = 1024,
+		.max_qers = 1024,
+		.n_workers = 1,
+		.socket = SOCKET_ID_ANY,
+		.n3_ipv4 = 0,
+		.ring_size = 64,
+	};
+	char err[256];
+	cpu_set_t cpus;
+	int cpu = 0;
+
+	(void)state;
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0)
+		return -1;
+	while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &cpus))
+		cpu++;
+	snprintf(lcore, sizeof(lcore), "%d", cpu);
+	snprintf(prefix, sizeof(prefix), "lfut_pfcp%d", (int)getpid());
+	if (rte_eal_init(RTE_DIM(argv) - 1, argv) < 0)
+		return -1;
+	/* A QSBR variable with no reader registered: every grace period is over at once. */
+	qsv = rte_zmalloc("test_qsv", rte_rcu_qsbr_get_memsize(1), RTE_CACHE_LINE_SIZE);
+	if (qsv == NULL || rte_rcu_qsbr_init(qsv, 1) != 0)
+		return -1;
+	p.qsv = qsv;
+	p.n3_ipv4 = htonl(N3_V4);
+	st = upf_store_create(&p, err, sizeof(err));
+	if (st == NULL) {
+		fprintf(stderr, "upf_store_create: %s\n", err);
+		return -1;
+	}
+	mp = rte_pktmbuf_pool_create("test_pfcp_mp", 255, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				     SOCKET_ID_ANY);
+	return mp == NULL ? -1 : 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	upf_store_free(st);
+	rte_mempool_free(mp);
+	rte_free(qsv);
+	rte_eal_cleanup();
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest start_tests[] = {
+		cmocka_unit_test(test_start_errors),
+	};
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_association),   cmocka_unit_test(test_heartbeat),
+		cmocka_unit_test(test_association),      cmocka_unit_test(test_rejected_rules),
+		cmocka_unit_test(test_unknown_seid),     cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_establish_choose), cmocka_unit_test(test_modify_and_reports),
+		cmocka_unit_test(test_quota_and_period), cmocka_unit_test(test_buffering),
+		cmocka_unit_test(test_peer_restart),     cmocka_unit_test(test_release),
+		cmocka_unit_test(test_telemetry_params), cmocka_unit_test(test_establish_rate),
+	};
+	int rc;
+
+	if (setup(NULL) != 0) {
+		fprintf(stderr, "EAL or store setup failed\n");
+		return 1;
+	}
+	rc = cmocka_run_group_tests_name("start", start_tests, NULL, NULL);
+	rc += cmocka_run_group_tests_name("agent", tests, start, stop);
+	teardown(NULL);
+	return rc;
+}
