@@ -363,6 +363,8 @@ class Peer:
         rtts = []
         retrans = 0
         cpu0, t0 = time.process_time(), time.perf_counter()
+        t_prog, n_prog = t0 + 1.0, 0
+        oldest_check = t0
         while nxt < n or pending:
             while nxt < n and len(pending) < a.window:
                 seq = self.next_seq()
@@ -385,6 +387,14 @@ class Peer:
                 c = ies.get(IE_CAUSE, b"\0")[0]
                 causes[c] = causes.get(c, 0) + 1
             now = time.perf_counter()
+            if now >= t_prog and not a.quiet:
+                print("upf_sessions: %s: %.0f s: %d answered, %.0f/s in the last second" % (
+                    what, now - t0, len(rtts), (len(rtts) - n_prog) / (now - t_prog + 1.0)))
+                sys.stdout.flush()
+                t_prog, n_prog = now + 1.0, len(rtts)
+            if now - oldest_check < 0.1:
+                continue
+            oldest_check = now
             for seq, p in list(pending.items()):
                 if now - p[3] < a.t1:
                     continue
@@ -458,6 +468,7 @@ def parse_args(argv):
     ap.add_argument("--no-setup", action="store_true",
                     help="no Association Setup (one exists from an earlier run)")
     ap.add_argument("--json", help="write the figures to FILE ('-': stdout)")
+    ap.add_argument("--quiet", action="store_true", help="no progress line each second")
     a = ap.parse_args(argv)
     try:
         a.ue_ip = ipaddress.ip_address(a.ue_ip)
