@@ -62,7 +62,7 @@
  * bench/bench-upf.sh runs the matrix behind docs/upf-bench.md.
  *
  * usage: lanefwd-upfbench [EAL args] -- -c CONFIG [--sessions N] [--pdrs 1|4]
- *        [--mode l3,ul,dl] [--dist uniform,zipf] [--zipf-s S] [--packets N]
+ *        [--mode l3,ul,dl,lk_ul,lk_dl] [--dist uniform,zipf] [--zipf-s S] [--packets N]
  *        [--reps N] [--burst N] [--mbr KBPS] [--gnbs N] [--label TEXT] [--csv FILE]
  */
 #include <errno.h>
@@ -118,8 +118,13 @@
 #define PREC_MAIN 255
 #define PORT_MIN 1024 /* Traffic ports; the extra SDFs' remote ranges lie below 300. */
 
-enum mode { MODE_L3, MODE_UL, MODE_DL, MODE_COUNT };
-static const char *const mode_names[MODE_COUNT] = { "l3", "ul", "dl" };
+/*
+ * lk_ul, lk_dl: no packets, only the store's bulk lookup the stage makes
+ * (rte_hash_lookup_bulk_data on the TEID or UE table), of the keys of the
+ * same trace, burst by burst: what the hash lookup alone costs per key.
+ */
+enum mode { MODE_L3, MODE_UL, MODE_DL, MODE_LK_UL, MODE_LK_DL, MODE_COUNT };
+static const char *const mode_names[MODE_COUNT] = { "l3", "ul", "dl", "lk_ul", "lk_dl" };
 enum dist { DIST_UNIFORM, DIST_ZIPF, DIST_COUNT };
 static const char *const dist_names[DIST_COUNT] = { "uniform", "zipf" };
 
@@ -609,6 +614,55 @@ make_trace(uint32_t n, enum dist d, double s, uint64_t len)
 		t[i] = f;
 	}
 	return t;
+}
+
+/*
+ * The lookup modes: the keys of n session ids from ids[], a burst at a
+ * time, looked up in the store's table as the stage does. Misses are
+ * counted in *miss (there should be none).
+ */
+static void
+run_lookups(struct bench *b, enum mode md, const uint32_t *ids, uint64_t len, uint64_t *pos,
+	    uint64_t n, struct run *r, uint64_t *miss)
+{
+	const struct rte_hash *h = md == MODE_LK_UL ? b->store->teid : b->store->ue;
+	const uint16_t burst = RTE_MIN(b->w->burst, (uint16_t)RTE_HASH_LOOKUP_BULK_MAX);
+	struct upf_ue_key ue[RTE_HASH_LOOKUP_BULK_MAX];
+	uint32_t teid[RTE_HASH_LOOKUP_BULK_MAX];
+	const void *keys[RTE_HASH_LOOKUP_BULK_MAX];
+	void *obj[RTE_HASH_LOOKUP_BULK_MAX];
+	uint64_t i, p = *pos, start;
+	unsigned int j;
+
+	memset(r, 0, sizeof(*r));
+	memset(ue, 0, sizeof(ue));
+	start = rte_rdtsc();
+	for (i = 0; i < n; i += burst) {
+		const unsigned int k = (unsigned int)RTE_MIN((uint64_t)burst, n - i);
+		uint64_t hits = 0, t0;
+
+		for (j = 0; j < k; j++) {
+			const uint32_t id = ids[p];
+
+			p = p + 1 == len ? 0 : p + 1;
+			if (md == MODE_LK_UL) {
+				teid[j] = teid_of(b->sp, id);
+				keys[j] = &teid[j];
+			} else {
+				const uint32_t a = rte_cpu_to_be_32(ue_of(b->sp, id));
+
+				ue[j].af = 4;
+				memcpy(ue[j].a, &a, 4);
+				keys[j] = &ue[j];
+			}
+		}
+		t0 = rte_rdtsc();
+		rte_hash_lookup_bulk_data(h, keys, k, &hits, obj);
+		r->pipe += rte_rdtsc() - t0;
+		*miss += k - (unsigned int)__builtin_popcountll(hits);
+	}
+	r->total = rte_rdtsc() - start;
+	*pos = p;
 }
 
 /* Send n packets of mode md, session ids from ids[] (wrapping at len, from *pos). */
@@ -1156,6 +1210,7 @@ main(int argc, char **argv)
 	uint64_t pos[DIST_COUNT][MODE_COUNT] = { { 0 } }, ramp, trace_len;
 	struct heap h0, h1, h2;
 	struct counts run0, run1;
+	uint64_t lk_miss = 0;
 	char err[LF_ERR_LEN];
 	struct opts o;
 	FILE *csv = NULL;
@@ -1176,7 +1231,7 @@ main(int argc, char **argv)
 	if (parse_opts(argc, argv, &o) < 0) {
 		fprintf(stderr,
 			"usage: lanefwd-upfbench [EAL args] -- -c CONFIG [--sessions N] [--pdrs 1|4] "
-			"[--mode l3,ul,dl] [--dist uniform,zipf] [--zipf-s S] [--packets N] "
+			"[--mode l3,ul,dl,lk_ul,lk_dl] [--dist uniform,zipf] [--zipf-s S] [--packets N] "
 			"[--reps N] [--burst N] [--mbr KBPS] [--gnbs N] [--teid-base N] "
 			"[--label TEXT] [--csv FILE]\n");
 		rte_eal_cleanup();
@@ -1326,11 +1381,17 @@ main(int argc, char **argv)
 				struct run run;
 
 				/* Warm caches and TLBs for this mode and trace first. */
-				if (run_packets(&b, md, trace[d], trace_len, &pos[d][md], ramp,
-						&run) != 0 ||
-				    run_packets(&b, md, trace[d], trace_len, &pos[d][md], o.packets,
-						&run) != 0)
+				if (md >= MODE_LK_UL) {
+					run_lookups(&b, md, trace[d], trace_len, &pos[d][md], ramp,
+						    &run, &lk_miss);
+					run_lookups(&b, md, trace[d], trace_len, &pos[d][md],
+						    o.packets, &run, &lk_miss);
+				} else if (run_packets(&b, md, trace[d], trace_len, &pos[d][md],
+						       ramp, &run) != 0 ||
+					   run_packets(&b, md, trace[d], trace_len, &pos[d][md],
+						       o.packets, &run) != 0) {
 					goto out_trace;
+				}
 				pipe[d][md][r] = run.pipe;
 				total[d][md][r] = run.total;
 			}
@@ -1340,6 +1401,10 @@ main(int argc, char **argv)
 	if (run1.drops != run0.drops || run1.upf_drops != run0.upf_drops) {
 		printf("# timed runs: %" PRIu64 " drops (%" PRIu64 " by the UPF): FAIL\n",
 		       run1.drops - run0.drops, run1.upf_drops - run0.upf_drops);
+		ok = false;
+	}
+	if (lk_miss != 0) {
+		printf("# lookup modes: %" PRIu64 " keys not found: FAIL\n", lk_miss);
 		ok = false;
 	}
 
@@ -1356,6 +1421,8 @@ main(int argc, char **argv)
 			goto out_trace;
 		}
 		for (m = 0; m < n_modes; m++) {
+			if (modes[m] >= MODE_LK_UL)
+				continue;
 			printf("# check %s %s, ", mode_names[modes[m]], dist_names[d]);
 			ok = check_sample(&b, modes[m], trace[d], n, sess, n_sess) && ok;
 		}
@@ -1384,9 +1451,9 @@ main(int argc, char **argv)
 						dist_names[d], r, w->burst, o.packets,
 						(double)pipe[d][md][r] / o.packets,
 						(double)total[d][md][r] / o.packets, hz,
-						md == MODE_L3           ? 0
-							: md == MODE_UL ? visits_ul
-									: visits_dl,
+						md == MODE_UL           ? visits_ul
+							: md == MODE_DL ? visits_dl
+									: 0,
 						sc.bytes, h2.rte - h0.rte, h1.rte - h0.rte,
 						(double)h2.libc - (double)h0.libc,
 						store->p.max_sessions, o.sessions / put_s,
