@@ -26,6 +26,7 @@
 #define GEN_STAT_READ(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 #define GEN_NO_LCORE UINT32_MAX
 #define GEN_RATE_UNPACED UINT64_MAX /**< Search: the first trial, as fast as possible. */
+#define GEN_NDR_AT_MAX 8 /**< --ndr-at: loads after a search. */
 
 /** Everything the command line sets (after the EAL arguments). */
 struct gen_opts {
@@ -61,6 +62,8 @@ struct gen_opts {
 	double search_precision_pct;
 	uint64_t search_max; /**< pps; 0 = measure with an unpaced first trial. */
 	unsigned int search_trials;
+	unsigned int n_ndr_at; /**< --ndr-at: runs after the search, at these % of the NDR. */
+	double ndr_at[GEN_NDR_AT_MAX];
 	const char *json; /**< File, "-" for stdout, NULL for none. */
 	bool quiet;
 	bool loopback;
@@ -169,9 +172,14 @@ void gen_result_collect(struct gen_result *r, const struct gen_txer *tx, const s
 /* gen_report.c */
 void gen_report_table(FILE *f, const struct gen_opts *o, const struct gen_result *r,
 		      const char *title);
+/**
+ * Write the JSON document. A search passes its trials and NDR, and the runs
+ * at --ndr-at of the NDR (at[i] at o->ndr_at[i] percent; n_at of them).
+ */
 int gen_report_json(const char *path, const struct gen_opts *o, const struct gen_result *r,
 		    const struct gen_result *trials, unsigned int n_trials, double ndr_pps,
-		    uint64_t hz, const char *port_desc);
+		    const struct gen_result *at, unsigned int n_at, uint64_t hz,
+		    const char *port_desc);
 
 /* gen_port.c */
 /** Create a pool whose data rooms are zeroed once (the TX pool), or not. */

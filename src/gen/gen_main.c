@@ -347,7 +347,8 @@ run_fixed(struct gen_ctx *c)
 	r.hist = c->rx->hist;
 	gen_report_table(stdout, &c->o, &r, quit ? "result (interrupted)" : "result");
 	if (c->o.json != NULL) {
-		ret = gen_report_json(c->o.json, &c->o, &r, NULL, 0, 0, c->hz, c->port_desc);
+		ret = gen_report_json(c->o.json, &c->o, &r, NULL, 0, 0, NULL, 0, c->hz,
+				      c->port_desc);
 		if (ret != 0)
 			fprintf(stderr, "lanefwd-gen: --json %s: %s\n", c->o.json, strerror(-ret));
 	}
@@ -359,16 +360,20 @@ static int
 run_search(struct gen_ctx *c)
 {
 	struct gen_opts *o = &c->o;
-	struct gen_result trials[100];
-	struct lf_hist *hists;
+	struct gen_result trials[100], at[GEN_NDR_AT_MAX];
+	struct lf_hist *hists, *at_hists;
 	struct gen_search s;
-	unsigned int n = 0, best = UINT32_MAX;
+	unsigned int n = 0, best = UINT32_MAX, n_at = 0, i;
 	uint64_t rate;
 	int ret = 0;
 
 	hists = malloc(sizeof(*hists) * o->search_trials);
-	if (hists == NULL)
+	at_hists = malloc(sizeof(*at_hists) * GEN_NDR_AT_MAX);
+	if (hists == NULL || at_hists == NULL) {
+		free(hists);
+		free(at_hists);
 		return -ENOMEM;
+	}
 	gen_search_init(&s, 0, o->search_max != 0 ? o->search_max : GEN_SEARCH_TOP,
 			o->ndr_loss_pct / 100, 1, o->search_trials);
 	c->progress = false;
@@ -403,17 +408,35 @@ run_search(struct gen_ctx *c)
 		snprintf(title, sizeof(title), "NDR %.0f pps (loss <= %g%%), the trial at it",
 			 trials[best].tx_pps, o->ndr_loss_pct);
 		gen_report_table(stdout, o, &trials[best], title);
+		/* Latency at known loads below the NDR: each a fixed run of --duration. */
+		for (i = 0; i < o->n_ndr_at && !quit; i++) {
+			struct gen_result *r = &at[i];
+			uint64_t pps = (uint64_t)(trials[best].tx_pps * o->ndr_at[i] / 100);
+
+			memset(r, 0, sizeof(*r));
+			trial_prepare(c, RTE_MAX(pps, (uint64_t)1), o->duration_s);
+			trial_run(c);
+			if (quit)
+				break;
+			gen_result_collect(r, c->tx, c->rx, c->hz);
+			memcpy(&at_hists[i], c->rx->hist, sizeof(at_hists[i]));
+			r->hist = &at_hists[i];
+			snprintf(title, sizeof(title), "at %g%% of the NDR", o->ndr_at[i]);
+			gen_report_table(stdout, o, r, title);
+			n_at++;
+		}
 	} else {
 		printf("lanefwd-gen: no trial passed: NDR 0 pps\n");
 	}
 	if (o->json != NULL) {
 		ret = gen_report_json(o->json, o, best != UINT32_MAX ? &trials[best] : NULL, trials,
-				      n, best != UINT32_MAX ? trials[best].tx_pps : 0, c->hz,
-				      c->port_desc);
+				      n, best != UINT32_MAX ? trials[best].tx_pps : 0, at, n_at,
+				      c->hz, c->port_desc);
 		if (ret != 0)
 			fprintf(stderr, "lanefwd-gen: --json %s: %s\n", o->json, strerror(-ret));
 	}
 	free(hists);
+	free(at_hists);
 	return ret;
 }
 

@@ -44,6 +44,7 @@ enum {
 	OPT_PRECISION,
 	OPT_SEARCH_MAX,
 	OPT_SEARCH_TRIALS,
+	OPT_NDR_AT,
 	OPT_JSON,
 	OPT_QUIET,
 	OPT_LOOPBACK,
@@ -94,6 +95,7 @@ static const struct option longopts[] = {
 	{ "search-precision", required_argument, NULL, OPT_PRECISION },
 	{ "search-max", required_argument, NULL, OPT_SEARCH_MAX },
 	{ "search-trials", required_argument, NULL, OPT_SEARCH_TRIALS },
+	{ "ndr-at", required_argument, NULL, OPT_NDR_AT },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "loopback", no_argument, NULL, OPT_LOOPBACK },
@@ -177,6 +179,8 @@ gen_usage(FILE *f, const char *prog)
 		"  --search-precision PCT  stop when the bounds are this close (default 1%% of max)\n"
 		"  --search-max R       upper bound (default: measured by an unpaced first trial)\n"
 		"  --search-trials N    at most N trials (default 20)\n"
+		"  --ndr-at PCT,...     then a run of --duration at each PCT%% of the NDR (latency\n"
+		"                       at a known load; e.g. 50,90)\n"
 		"output:\n"
 		"  --json FILE          machine-readable result ('-' for stdout)\n"
 		"  --quiet              no progress line\n",
@@ -255,6 +259,25 @@ parse_mac(const char *s, uint8_t *mac)
 		mac[i] = (uint8_t)b[i];
 	}
 	return 0;
+}
+
+/* --ndr-at: comma-separated percentages of the NDR. */
+static int
+parse_pcts(const char *s, struct gen_opts *o)
+{
+	char buf[256], *tok, *save = NULL;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", s);
+	o->n_ndr_at = 0;
+	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		if (o->n_ndr_at == GEN_NDR_AT_MAX ||
+		    parse_double(tok, 0.1, 100, &o->ndr_at[o->n_ndr_at]) != 0)
+			return -1;
+		o->n_ndr_at++;
+	}
+	return o->n_ndr_at != 0 ? 0 : -1;
 }
 
 /* An IPv4 or IPv6 address; returns its family (4 or 6) or -1. */
@@ -531,6 +554,11 @@ gen_opts_parse(struct gen_opts *o, int argc, char **argv, char *err, size_t errl
 				BAD("--search-trials %s: allowed 1-100", optarg);
 			o->search_trials = (unsigned int)v;
 			break;
+		case OPT_NDR_AT:
+			if (parse_pcts(optarg, o) != 0)
+				BAD("--ndr-at %s: 1 to %u percentages, each 0.1-100, comma-separated",
+				    optarg, GEN_NDR_AT_MAX);
+			break;
 		case OPT_JSON:
 			o->json = optarg;
 			break;
@@ -608,6 +636,8 @@ gen_opts_parse(struct gen_opts *o, int argc, char **argv, char *err, size_t errl
 		BAD("unexpected argument '%s'", argv[optind]);
 	if ((o->on_us != 0) != (o->off_us != 0))
 		BAD("--on-us and --off-us go together");
+	if (o->n_ndr_at != 0 && !o->search)
+		BAD("--ndr-at goes with --search");
 	if (o->gtpu.mode != GEN_GTPU_NONE)
 		return gtpu_opts(o, dst_ip, src_ip, n3_ip, gnb_ip, ue_ip, flows_set, src_ips_set,
 				 err, errlen);

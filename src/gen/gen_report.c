@@ -131,8 +131,8 @@ json_result(FILE *f, const struct gen_result *r, const char *indent)
 
 int
 gen_report_json(const char *path, const struct gen_opts *o, const struct gen_result *r,
-		const struct gen_result *trials, unsigned int n_trials, double ndr_pps, uint64_t hz,
-		const char *port_desc)
+		const struct gen_result *trials, unsigned int n_trials, double ndr_pps,
+		const struct gen_result *at, unsigned int n_at, uint64_t hz, const char *port_desc)
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
 	unsigned int i;
@@ -173,6 +173,13 @@ gen_report_json(const char *path, const struct gen_opts *o, const struct gen_res
 			fprintf(f, "    {\"pass\": %s,\n", trials[i].pass ? "true" : "false");
 			json_result(f, &trials[i], "     ");
 			fprintf(f, "}%s\n", i + 1 < n_trials ? "," : "");
+		}
+		fprintf(f, "  ],\n");
+		fprintf(f, "  \"ndr_at\": [\n");
+		for (i = 0; i < n_at; i++) {
+			fprintf(f, "    {\"pct\": %g,\n", o->ndr_at[i]);
+			json_result(f, &at[i], "     ");
+			fprintf(f, "}%s\n", i + 1 < n_at ? "," : "");
 		}
 		fprintf(f, "  ],\n");
 	}
