@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rte_common.h>
 #include <rte_meter.h>
 
 /* Limits of one session, checked by the agent (Cause 73 / 69 past them). */
@@ -286,6 +287,7 @@ struct upf_meter {
 	X(BUFFER_FULL, "buffer_full")                                          \
 	X(NOT_LOCAL, "not_local") /* To an N3 address, not GTP-U. */           \
 	X(LOOP, "loop") /* Would re-enter the UPF (e.g. UE to UE). */          \
+	X(END_MARKER, "end_marker") /* Ended here: this UPF anchors it. */     \
 	X(NO_HEADROOM, "no_headroom")
 
 enum upf_drop {

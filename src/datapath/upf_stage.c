@@ -265,7 +265,7 @@ udp6_cksum(struct rte_ipv6_hdr *ip, struct rte_udp_hdr *udp)
  */
 static inline int
 encap(struct rte_mbuf *m, struct lf_meta *meta, const struct upf_far_dp *far, uint8_t qfi,
-      unsigned int inner_off, unsigned int inner_len)
+      unsigned int inner_off, unsigned int inner_len, uint8_t type)
 {
 	const bool v4 = (far->ohc & UPF_OHC_GTPU_UDP_IPV4) != 0;
 	const unsigned int ipl = v4 ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
@@ -294,7 +294,7 @@ encap(struct rte_mbuf *m, struct lf_meta *meta, const struct upf_far_dp *far, ui
 	udp->dgram_cksum = 0;
 	gh = (struct gtpu_hdr *)(udp + 1);
 	gh->flags = GTPU_V1 | GTPU_PT | (qfi != 0 ? GTPU_E : 0);
-	gh->type = GTPU_GPDU;
+	gh->type = type;
 	gh->len = rte_cpu_to_be_16((uint16_t)(gtpl - sizeof(*gh) + inner_len));
 	gh->teid = rte_cpu_to_be_32(far->teid);
 	if (qfi != 0) {
@@ -546,9 +546,12 @@ ul_check(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta, struct up
 		k->verdict = PKT_REPLY;
 		return;
 	case GTPU_END_MARKER:
-		/* Not relayed yet (docs/upf.md): counted apart from errors. */
-		LF_STAT_ADD(b->upf_wk->stats.end_markers, 1);
-		upf_drop(b, m, UPF_DROP_GTPU_NOT_GPDU);
+		/* No user packet: looked up by its TEID alone (ul_end_marker). */
+		k->teid = rte_be_to_cpu_32(gh->teid);
+		k->af = 0;
+		k->inner_off = (uint16_t)off;
+		k->inner_len = 0;
+		k->verdict = PKT_LOOKUP;
 		return;
 	default:
 		upf_drop(b, m, UPF_DROP_GTPU_NOT_GPDU);
@@ -620,6 +623,41 @@ to_ctrl(struct lf_burst *b, struct rte_mbuf *m, const struct upf_sess_dp *s)
 	LF_STAT_ADD(b->upf_wk->stats.buffered, 1);
 }
 
+/*
+ * An End Marker on a tunnel of session s (29.281 7.3.2, TS 23.501 5.8.2.9):
+ * where the tunnel's PDR forwards to another tunnel (an intermediate UPF on
+ * N9, or a path switch the SMF set up), the marker goes on down that
+ * tunnel after the G-PDUs before it; where this UPF is the anchor, it ends
+ * here. Counted either way. Returns whether m goes on.
+ */
+static inline bool
+ul_end_marker(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta,
+	      const struct upf_sess_dp *s, const struct upf_pkt *k)
+{
+	const struct upf_far_dp *far = NULL;
+	unsigned int i;
+
+	LF_STAT_ADD(b->upf_wk->stats.end_markers, 1);
+	for (i = 0; i < s->n_pdr; i++) {
+		const struct upf_pdr_dp *p = &s->pdr[i];
+
+		if (p->src_iface == UPF_IF_ACCESS && (p->flags & UPF_PDR_TEID) &&
+		    p->teid == k->teid) {
+			far = &s->far[p->far];
+			break;
+		}
+	}
+	if (far == NULL || !(far->apply & UPF_FAR_FORW) || far->ohc == 0) {
+		upf_drop(b, m, UPF_DROP_END_MARKER);
+		return false;
+	}
+	if (encap(m, meta, far, 0, k->inner_off, 0, GTPU_END_MARKER) != 0) {
+		upf_drop(b, m, UPF_DROP_NO_HEADROOM);
+		return false;
+	}
+	return true;
+}
+
 uint16_t
 upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -654,8 +692,10 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 		}
 		s = obj[nk++];
 		if (s == NULL) {
-			/* Unknown TEID: tell the sender, at a bounded rate. */
-			if (b->upf_err_ind_cycles != 0 && b->rx_tsc >= b->upf_wk->err_ind_tsc &&
+			/* Unknown TEID: tell the sender of a G-PDU (not of an End
+			 * Marker), at a bounded rate. */
+			if (k[i].af != 0 && b->upf_err_ind_cycles != 0 &&
+			    b->rx_tsc >= b->upf_wk->err_ind_tsc &&
 			    (meta->af == 4 || meta->l4_off == meta->l3_off + 40) &&
 			    ensure_len(m,
 				       meta->l4_off + 8 + sizeof(struct gtpu_hdr) + 12 +
@@ -671,6 +711,11 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 			} else {
 				upf_drop(b, m, UPF_DROP_UNKNOWN_TEID);
 			}
+			continue;
+		}
+		if (unlikely(k[i].af == 0)) {
+			if (ul_end_marker(b, m, meta, s, &k[i]))
+				out = lf_burst_keep(b, pkts, i, out);
 			continue;
 		}
 		ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, k[i].inner_off);
@@ -694,7 +739,8 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 		}
 		if (far->ohc != 0) {
 			/* N9: on to the next UPF, in a tunnel of its own. */
-			if (encap(m, meta, far, qfi, k[i].inner_off, k[i].inner_len) != 0) {
+			if (encap(m, meta, far, qfi, k[i].inner_off, k[i].inner_len, GTPU_GPDU) !=
+			    0) {
 				upf_drop(b, m, UPF_DROP_NO_HEADROOM);
 				continue;
 			}
@@ -790,7 +836,7 @@ upf_dl_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 			upf_drop(b, m, UPF_DROP_LOOP);
 			continue;
 		}
-		if (encap(m, meta, far, qfi, k[i].inner_off, k[i].inner_len) != 0) {
+		if (encap(m, meta, far, qfi, k[i].inner_off, k[i].inner_len, GTPU_GPDU) != 0) {
 			upf_drop(b, m, UPF_DROP_NO_HEADROOM);
 			continue;
 		}

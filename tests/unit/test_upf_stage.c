@@ -839,6 +839,70 @@ test_plain_and_unknown(void **state)
 	assert_int_equal(upf_drops(UPF_DROP_UNKNOWN_UE), before + 1);
 }
 
+/* A G-PDU for an N9 session: on to the next UPF in a tunnel of its own (no decapsulated copy). */
+static void
+test_n9_and_end_marker(void **state)
+{
+	struct upf_sess_conf c;
+	uint8_t inner[64];
+	struct rte_mbuf *m, *out;
+	const uint8_t *o;
+	const unsigned int ilen = user_pkt(inner, UE(6), REMOTE, 1, 2, 8);
+	uint64_t before;
+
+	(void)state;
+	basic_session(&c, 6, 0x1006, UE(6), 0x5006);
+	fars[0].ohc = UPF_OHC_GTPU_UDP_IPV4;
+	fars[0].ohc_teid = 0x7006;
+	fars[0].ohc_peer.af = 4;
+	put32(fars[0].ohc_peer.a, RTE_IPV4(192, 168, 3, 9));
+	put_session(&c);
+	m = gpdu(0x1006, 9, inner, ilen);
+	run(0, &m, 1);
+	assert_null(sent(1));
+	out = sent(0);
+	assert_non_null(out);
+	o = rte_pktmbuf_mtod(out, const uint8_t *);
+	assert_int_equal(rte_be_to_cpu_32(*(const uint32_t *)(o + 30)), RTE_IPV4(192, 168, 3, 9));
+	assert_int_equal(o[43], 255);
+	assert_int_equal(rte_be_to_cpu_32(*(const uint32_t *)(o + 46)), 0x7006);
+	/* The QER's QFI goes on in a (downlink-format) container; the user's packet follows. */
+	assert_int_equal(o[56], 9);
+	assert_memory_equal(o + 58, inner, ilen);
+	rte_pktmbuf_free(out);
+
+	/* An End Marker on that tunnel is relayed down the next one, empty. */
+	m = gpdu(0x1006, -1, inner, 0);
+	rte_pktmbuf_mtod(m, uint8_t *)[43] = 254;
+	run(0, &m, 1);
+	out = sent(0);
+	assert_non_null(out);
+	o = rte_pktmbuf_mtod(out, const uint8_t *);
+	assert_int_equal(rte_pktmbuf_pkt_len(out), 14 + 20 + 8 + 8);
+	assert_memory_equal(o + 42, ((const uint8_t[]){ 0x30, 254, 0, 0, 0, 0, 0x70, 0x06 }), 8);
+	rte_pktmbuf_free(out);
+	assert_int_equal(upf_store_del(store, 6), 0);
+
+	/* At the anchor (the uplink decapsulates), it ends here, counted. */
+	basic_session(&c, 7, 0x1007, UE(7), 0x5007);
+	put_session(&c);
+	before = upf_drops(UPF_DROP_END_MARKER);
+	m = gpdu(0x1007, -1, inner, 0);
+	rte_pktmbuf_mtod(m, uint8_t *)[43] = 254;
+	run(0, &m, 1);
+	assert_null(sent(0));
+	assert_null(sent(1));
+	assert_int_equal(upf_drops(UPF_DROP_END_MARKER), before + 1);
+	/* For an unknown TEID: dropped, and no Error Indication. */
+	before = upf_drops(UPF_DROP_UNKNOWN_TEID);
+	m = gpdu(0x9999, -1, inner, 0);
+	rte_pktmbuf_mtod(m, uint8_t *)[43] = 254;
+	run(0, &m, 1);
+	assert_null(sent(0));
+	assert_int_equal(upf_drops(UPF_DROP_UNKNOWN_TEID), before + 1);
+	assert_int_equal(upf_store_del(store, 7), 0);
+}
+
 int
 main(void)
 {
@@ -852,6 +916,7 @@ main(void)
 		cmocka_unit_test(test_gate),
 		cmocka_unit_test(test_buffer),
 		cmocka_unit_test(test_plain_and_unknown),
+		cmocka_unit_test(test_n9_and_end_marker),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
