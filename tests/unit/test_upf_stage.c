@@ -52,10 +52,12 @@ static const uint8_t dn_mac[6] = { 0x02, 0, 0, 0, 0x0d, 0x01 };
 static const uint8_t port_mac[N_PORTS][6] = { { 0x02, 0, 0, 0, 0xaa, 0 },
 					      { 0x02, 0, 0, 0, 0xaa, 1 } };
 
-#define N3 RTE_IPV4(192, 168, 3, 1)
-#define GNB RTE_IPV4(192, 168, 3, 2)
-#define UE(i) RTE_IPV4(10, 45, 0, (i))
-#define REMOTE RTE_IPV4(8, 8, 8, 8)
+/* RTE_IPV4 shifts an int into the sign bit (UB for 192 << 24): our own. */
+#define IP4(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
+#define N3 IP4(192, 168, 3, 1)
+#define GNB IP4(192, 168, 3, 2)
+#define UE(i) IP4(10, 45, 0, (i))
+#define REMOTE IP4(8, 8, 8, 8)
 
 static int
 make_port(unsigned int i)
@@ -172,7 +174,7 @@ group_setup(void **state)
 	memset(&src, 0, sizeof(src));
 	src.r4.af = 4;
 	src.r6.af = 6;
-	if (route(&src.r4, RTE_IPV4(192, 168, 3, 0), 24, 0) != 0 || route(&src.r4, 0, 0, 1) != 0)
+	if (route(&src.r4, IP4(192, 168, 3, 0), 24, 0) != 0 || route(&src.r4, 0, 0, 1) != 0)
 		return -1;
 	for (i = 0; i < N_PORTS; i++)
 		memcpy(&macs[i], port_mac[i], 6);
@@ -241,6 +243,13 @@ put16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)(v >> 8);
 	p[1] = (uint8_t)v;
+}
+
+/* A 32-bit big-endian field at any alignment. */
+static uint32_t
+get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
 static void
@@ -618,8 +627,7 @@ test_pdr_precedence(void **state)
 			continue;
 		}
 		assert_non_null(out);
-		assert_int_equal(rte_be_to_cpu_32(*rte_pktmbuf_mtod_offset(out, uint32_t *, 46)),
-				 teid);
+		assert_int_equal(get32(rte_pktmbuf_mtod(out, const uint8_t *) + 46), teid);
 		rte_pktmbuf_free(out);
 		assert_int_equal(upf_drops(UPF_DROP_FAR_DROP), far_drop);
 	}
@@ -660,8 +668,8 @@ test_echo(void **state)
 	o = rte_pktmbuf_mtod(out, const uint8_t *);
 	assert_int_equal(rte_pktmbuf_pkt_len(out), 14 + 20 + 8 + 14);
 	assert_memory_equal(o, gnb_mac, 6);
-	assert_int_equal(rte_be_to_cpu_32(*(const uint32_t *)(o + 26)), N3);
-	assert_int_equal(rte_be_to_cpu_32(*(const uint32_t *)(o + 30)), GNB);
+	assert_int_equal(get32(o + 26), N3);
+	assert_int_equal(get32(o + 30), GNB);
 	assert_int_equal(rte_raw_cksum(o + 14, 20), 0xffff);
 	assert_memory_equal(o + 42,
 			    ((const uint8_t[]){ 0x32, 2, 0, 6, 0, 0, 0, 0, 0x12, 0x34, 0, 0, 14,
@@ -686,7 +694,7 @@ test_error_indication(void **state)
 	assert_non_null(out);
 	o = rte_pktmbuf_mtod(out, const uint8_t *);
 	assert_int_equal(rte_pktmbuf_pkt_len(out), 14 + 20 + 8 + 8 + 4 + 5 + 7);
-	assert_int_equal(rte_be_to_cpu_32(*(const uint32_t *)(o + 30)), GNB);
+	assert_int_equal(get32(o + 30), GNB);
 	assert_memory_equal(o + 42, ((const uint8_t[]){ 0x32, 26,  0, 16, 0,   0,   0, 0,
 							0,    0,   0, 0,  16,  0,   0, 0xde,
 							0xad, 133, 0, 4,  192, 168, 3, 1 }),
@@ -826,7 +834,7 @@ test_plain_and_unknown(void **state)
 	const uint64_t before = upf_drops(UPF_DROP_UNKNOWN_UE);
 
 	(void)state;
-	m = dl_frame(inner, user_pkt(inner, REMOTE, RTE_IPV4(192, 168, 3, 77), 1, 2, 8));
+	m = dl_frame(inner, user_pkt(inner, REMOTE, IP4(192, 168, 3, 77), 1, 2, 8));
 	run(1, &m, 1);
 	out = sent(0);
 	assert_non_null(out);
@@ -855,7 +863,7 @@ test_n9_and_end_marker(void **state)
 	fars[0].ohc = UPF_OHC_GTPU_UDP_IPV4;
 	fars[0].ohc_teid = 0x7006;
 	fars[0].ohc_peer.af = 4;
-	put32(fars[0].ohc_peer.a, RTE_IPV4(192, 168, 3, 9));
+	put32(fars[0].ohc_peer.a, IP4(192, 168, 3, 9));
 	put_session(&c);
 	m = gpdu(0x1006, 9, inner, ilen);
 	run(0, &m, 1);
@@ -863,9 +871,9 @@ test_n9_and_end_marker(void **state)
 	out = sent(0);
 	assert_non_null(out);
 	o = rte_pktmbuf_mtod(out, const uint8_t *);
-	assert_int_equal(rte_be_to_cpu_32(*(const uint32_t *)(o + 30)), RTE_IPV4(192, 168, 3, 9));
+	assert_int_equal(get32(o + 30), IP4(192, 168, 3, 9));
 	assert_int_equal(o[43], 255);
-	assert_int_equal(rte_be_to_cpu_32(*(const uint32_t *)(o + 46)), 0x7006);
+	assert_int_equal(get32(o + 46), 0x7006);
 	/* The QER's QFI goes on in a (downlink-format) container; the user's packet follows. */
 	assert_int_equal(o[56], 9);
 	assert_memory_equal(o + 58, inner, ilen);
