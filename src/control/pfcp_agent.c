@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,6 +61,7 @@
 #define PA_TX_MAX 8192 /* Largest message we build (32 Created PDRs, 16 Usage Reports fit). */
 #define PA_MAX_ASSOC 64
 #define PA_CACHE_N 32768 /* Responses kept for retransmitted requests. */
+#define PA_CACHE_INLINE 256 /* Bytes of a response kept in its entry; longer ones on the heap. */
 #define PA_CACHE_BUCKETS 65536
 #define PA_CACHE_TTL_MS 5000
 #define PA_PEND_N 4096 /* Our outstanding requests (reports, heartbeats), by sequence number. */
@@ -73,6 +75,9 @@
 #define PA_QUOTA_FAR_ID 0xffffffffu /* The DROP FAR that quota-exhausted PDRs are moved to. */
 #define PA_NTP_OFFSET 2208988800u /* 1900 to 1970. */
 #define PA_MAX_REPORTS (2 * UPF_MAX_URR)
+#define PA_SLAB_STEP 64 /* Session allocations come in multiples of this... */
+#define PA_SLAB_CLASSES 64 /* ...up to this many steps (4 KiB); larger ones from malloc. */
+#define PA_SLAB_CHUNK (2u << 20) /* Carved into sessions; mapped and faulted in at once. */
 
 static int pa_logtype = RTE_LOGTYPE_USER1;
 #define PA_LOG(level, fmt, ...) \
@@ -171,8 +176,9 @@ struct pa_cache_ent {
 	uint32_t bucket;
 	bool used;
 	uint16_t len;
-	uint16_t cap;
-	uint8_t *buf;
+	uint16_t cap; /* Of heap, 0: none. */
+	uint8_t *heap; /* A response longer than inl. */
+	uint8_t inl[PA_CACHE_INLINE];
 };
 
 /* A request we sent and wait to have answered. */
@@ -247,6 +253,17 @@ struct pa_agent {
 	uint32_t n_free;
 	uint32_t n_sess;
 	uint64_t sess_bytes; /* Agent memory of the sessions (control form). */
+	/*
+	 * Session memory: size classes carved from chunks faulted in at once,
+	 * freed allocations kept per class. Growing the heap a page at a time
+	 * (a thread's malloc arena does) costs a system call and a fault per
+	 * page, more than the rest of an establishment.
+	 */
+	void *slab_free[PA_SLAB_CLASSES];
+	uint8_t *chunk_cur;
+	size_t chunk_left;
+	void **chunks;
+	uint32_t n_chunks;
 
 	/* Sessions with volume thresholds or quotas, checked round robin. */
 	uint32_t watch_head;
@@ -265,7 +282,7 @@ struct pa_agent {
 	uint32_t heap_n, heap_cap;
 	uint64_t n_timed;
 
-	struct pa_cache_ent *cache;
+	struct pa_cache_ent *cache; /* [PA_CACHE_N], mapped and faulted in at start. */
 	int32_t *cache_bucket;
 	uint32_t cache_pos;
 
@@ -495,6 +512,53 @@ sess_unpack(const struct pa_sess *s, struct pa_work *w)
 	w->choose = 0;
 }
 
+static void *
+sess_mem_get(struct pa_agent *a, size_t *size)
+{
+	size_t c = (*size + PA_SLAB_STEP - 1) / PA_SLAB_STEP;
+	void *p;
+
+	if (c > PA_SLAB_CLASSES)
+		return malloc(*size);
+	*size = c * PA_SLAB_STEP;
+	p = a->slab_free[c - 1];
+	if (p != NULL) {
+		a->slab_free[c - 1] = *(void **)p;
+		return p;
+	}
+	if (a->chunk_left < *size) {
+		void **ch = realloc(a->chunks, (a->n_chunks + 1) * sizeof(*ch));
+
+		if (ch == NULL)
+			return NULL;
+		a->chunks = ch;
+		p = mmap(NULL, PA_SLAB_CHUNK, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		a->chunks[a->n_chunks++] = p;
+		a->chunk_cur = p;
+		a->chunk_left = PA_SLAB_CHUNK;
+	}
+	p = a->chunk_cur;
+	a->chunk_cur += *size;
+	a->chunk_left -= *size;
+	return p;
+}
+
+static void
+sess_mem_put(struct pa_agent *a, void *p, size_t size)
+{
+	size_t c = size / PA_SLAB_STEP;
+
+	if (size > (size_t)PA_SLAB_CLASSES * PA_SLAB_STEP) {
+		free(p);
+		return;
+	}
+	*(void **)p = a->slab_free[c - 1];
+	a->slab_free[c - 1] = p;
+}
+
 /* A session allocation holding w's rules; the links are the caller's. */
 static struct pa_sess *
 sess_alloc(struct pa_agent *a, const struct pa_work *w)
@@ -513,7 +577,7 @@ sess_alloc(struct pa_agent *a, const struct pa_work *w)
 	size = off_pdr;
 	for (i = 0; i < c->n_pdr; i++)
 		size += pdr_packed_size(c->pdr[i].n_sdf);
-	b = malloc(size);
+	b = sess_mem_get(a, &size);
 	if (b == NULL)
 		return NULL;
 	s = (struct pa_sess *)b;
@@ -532,7 +596,6 @@ sess_alloc(struct pa_agent *a, const struct pa_work *w)
 	memcpy(s->ust, w->ust, c->n_urr * sizeof(struct pa_urr_st));
 	for (i = 0, p = s->pdr_packed; i < c->n_pdr; i++)
 		p += pdr_pack(p, &c->pdr[i]);
-	(void)a;
 	return s;
 }
 
@@ -654,7 +717,7 @@ sess_destroy(struct pa_agent *a, struct pa_sess *s)
 	sess_idx_put(a, s->idx);
 	a->n_sess--;
 	a->sess_bytes -= s->bytes;
-	free(s);
+	sess_mem_put(a, s, s->bytes);
 }
 
 /* Remove a session from the store and forget it. */
@@ -828,15 +891,15 @@ cache_add(struct pa_agent *a, const struct upf_ip *ip, uint16_t port, uint8_t ty
 			}
 		e->used = false;
 	}
-	if (e->cap < len) {
-		uint8_t *b = realloc(e->buf, len);
+	if (len > PA_CACHE_INLINE && e->cap < len) {
+		uint8_t *b = realloc(e->heap, len);
 
 		if (b == NULL)
 			return;
-		e->buf = b;
+		e->heap = b;
 		e->cap = len;
 	}
-	memcpy(e->buf, resp, len);
+	memcpy(len > PA_CACHE_INLINE ? e->heap : e->inl, resp, len);
 	e->len = len;
 	e->t_ms = a->now_ms;
 	e->seq = seq;
@@ -2522,7 +2585,8 @@ on_sess_est(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 	s = NULL;
 	idx = PA_NONE;
 reply:
-	free(s);
+	if (s != NULL)
+		sess_mem_put(a, s, s->bytes);
 	if (idx != PA_NONE)
 		sess_idx_put(a, idx);
 	if (e.cause != PFCP_CAUSE_ACCEPTED) {
@@ -2628,7 +2692,7 @@ on_sess_mod(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 	}
 	rc = publish(a, w, w->ust, &qd, err, sizeof(err));
 	if (rc != 0) {
-		free(ns);
+		sess_mem_put(a, ns, ns->bytes);
 		store_fail(a, w, rc, err, &e);
 		goto reply;
 	}
@@ -2649,7 +2713,7 @@ on_sess_mod(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 	a->sess[s->idx] = ns;
 	a->sess_bytes += ns->bytes;
 	a->sess_bytes -= s->bytes;
-	free(s);
+	sess_mem_put(a, s, s->bytes);
 	s = ns;
 	if (sess_needs_watch(&s->c, s->ust) != s->watched) {
 		if (s->watched)
@@ -2756,7 +2820,7 @@ handle_msg(struct pa_agent *a, struct pa_req *rq, const uint8_t *buf, size_t len
 			/* A retransmission: the same answer, nothing applied again. */
 			struct pa_tx *t = tx_slot(a);
 
-			memcpy(t->buf, c->buf, c->len);
+			memcpy(t->buf, c->len > PA_CACHE_INLINE ? c->heap : c->inl, c->len);
 			tx_commit(a, t, rq->from, c->len);
 			a->n.duplicates++;
 			return;
@@ -3370,11 +3434,17 @@ agent_free(struct pa_agent *a)
 			if (a->sess[i] != NULL) {
 				held_free(a, a->sess[i]);
 				free(a->sess[i]->held);
-				free(a->sess[i]);
+				if (a->sess[i]->bytes > (size_t)PA_SLAB_CLASSES * PA_SLAB_STEP)
+					free(a->sess[i]);
 			}
-	if (a->cache != NULL)
+	for (i = 0; i < a->n_chunks; i++)
+		munmap(a->chunks[i], PA_SLAB_CHUNK);
+	free(a->chunks);
+	if (a->cache != NULL) {
 		for (i = 0; i < PA_CACHE_N; i++)
-			free(a->cache[i].buf);
+			free(a->cache[i].heap);
+		munmap(a->cache, PA_CACHE_N * sizeof(a->cache[0]));
+	}
 	if (a->pend != NULL)
 		for (i = 0; i < PA_PEND_N; i++)
 			free(a->pend[i].buf);
@@ -3382,7 +3452,6 @@ agent_free(struct pa_agent *a)
 	free(a->gen);
 	free(a->free_idx);
 	free(a->heap);
-	free(a->cache);
 	free(a->cache_bucket);
 	free(a->pend);
 	free(a->retx);
@@ -3534,7 +3603,10 @@ pfcp_agent_start(const struct lf_config *cfg, struct upf_store *store, char *err
 	a->sess = calloc(a->max_sess, sizeof(a->sess[0]));
 	a->gen = malloc(a->max_sess * sizeof(a->gen[0]));
 	a->free_idx = malloc(a->max_sess * sizeof(a->free_idx[0]));
-	a->cache = calloc(PA_CACHE_N, sizeof(a->cache[0]));
+	a->cache = mmap(NULL, PA_CACHE_N * sizeof(a->cache[0]), PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (a->cache == MAP_FAILED)
+		a->cache = NULL;
 	a->cache_bucket = malloc(PA_CACHE_BUCKETS * sizeof(a->cache_bucket[0]));
 	a->pend = calloc(PA_PEND_N, sizeof(a->pend[0]));
 	a->retx = calloc(PA_RETX_N, sizeof(a->retx[0]));
