@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-300}
 shift || true
 harnesses=("$@")
-[ "${#harnesses[@]}" -gt 0 ] || harnesses=(config route acl acl6 parse pfcp)
+[ "${#harnesses[@]}" -gt 0 ] || harnesses=(config route acl acl6 parse pfcp gtpu)
 
 scripts/deps.sh
 if [ ! -f build-fuzz/build.ninja ]; then
