@@ -60,6 +60,7 @@
 #define PA_TX_N 64 /* Messages queued for one sendmmsg. */
 #define PA_TX_MAX 8192 /* Largest message we build (32 Created PDRs, 16 Usage Reports fit). */
 #define PA_MAX_ASSOC 64
+#define PA_TEL_ASSOC 16 /* Associations shown in /lanefwd/upf. */
 #define PA_CACHE_N 32768 /* Responses kept for retransmitted requests. */
 #define PA_CACHE_INLINE 256 /* Bytes of a response kept in its entry; longer ones on the heap. */
 #define PA_CACHE_BUCKETS 65536
@@ -1497,27 +1498,34 @@ pdr_peek(const uint8_t *p, uint16_t *id, uint8_t *src, uint32_t *far)
 	return pdr_packed_size(h.n_sdf);
 }
 
-/* The Downlink Data Report: the downlink PDRs whose FAR notifies the CP. */
+/*
+ * The Downlink Data Report: the downlink PDRs whose FAR notifies the CP
+ * (failing those, any PDR whose FAR does: the report needs one).
+ */
 static void
 send_dldr(struct pa_agent *a, struct pa_sess *s)
 {
 	uint16_t ids[PFCP_MAX_DL_PDR];
-	const uint8_t *p = s->pdr_packed;
-	unsigned int i, k, n = 0;
+	unsigned int i, k, n = 0, pass;
 
-	for (i = 0; i < s->c.n_pdr && n < PFCP_MAX_DL_PDR; i++) {
-		uint32_t far;
-		uint16_t id;
-		uint8_t src;
+	for (pass = 0; pass < 2 && n == 0; pass++) {
+		const uint8_t *p = s->pdr_packed;
 
-		p += pdr_peek(p, &id, &src, &far);
-		if (src != UPF_IF_CORE && src != UPF_IF_SGI_LAN)
-			continue;
-		for (k = 0; k < s->c.n_far; k++)
-			if (s->c.far[k].id == far && (s->c.far[k].apply & UPF_FAR_NOCP))
-				ids[n++] = id;
+		for (i = 0; i < s->c.n_pdr && n < PFCP_MAX_DL_PDR; i++) {
+			uint32_t far;
+			uint16_t id;
+			uint8_t src;
+
+			p += pdr_peek(p, &id, &src, &far);
+			if (pass == 0 && src != UPF_IF_CORE && src != UPF_IF_SGI_LAN)
+				continue;
+			for (k = 0; k < s->c.n_far; k++)
+				if (s->c.far[k].id == far && (s->c.far[k].apply & UPF_FAR_NOCP))
+					ids[n++] = id;
+		}
 	}
-	send_report(a, s, PFCP_REPORT_DLDR, ids, n, NULL, 0);
+	if (n != 0)
+		send_report(a, s, PFCP_REPORT_DLDR, ids, n, NULL, 0);
 	s->dldr_sent = true;
 }
 
@@ -3192,12 +3200,14 @@ tel_upf_locked(const struct pa_agent *a, struct rte_tel_data *d)
 		rte_tel_data_add_dict_container(d, "datapath", c, 0);
 	}
 
-	for (i = 0; i < PA_MAX_ASSOC; i++) {
+	/* The first PA_TEL_ASSOC associations: all would not fit telemetry's 16 KiB answer. */
+	for (i = 0, w = 0; i < PA_MAX_ASSOC && w < PA_TEL_ASSOC; i++) {
 		const struct pa_assoc *as = &a->assoc[i];
 		char key[32];
 
 		if (!as->used || (c = tel_dict()) == NULL)
 			continue;
+		w++;
 		rte_tel_data_add_dict_string(c, "node_id", node_str(&as->node, b, sizeof(b)));
 		rte_tel_data_add_dict_string(c, "peer", addr_str(&as->peer, b, sizeof(b)));
 		rte_tel_data_add_dict_u64(c, "recovery_time_stamp", as->recovery_ts);

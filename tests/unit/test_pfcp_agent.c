@@ -69,6 +69,7 @@ static size_t rn;
 static struct pfcp_w w;
 static uint8_t wb[8192];
 static uint32_t cp_recovery = 3900000000u;
+static uint32_t heartbeat_s; /* [upf] heartbeat_s of the agent the next group starts. */
 
 /* ---- The wire: send, receive, read IEs ---- */
 
@@ -630,6 +631,7 @@ conf_init(void)
 	snprintf(u->node_id, sizeof(u->node_id), "upf.test");
 	u->max_sessions = MAX_SESS;
 	u->buffer_packets = 4;
+	u->heartbeat_s = heartbeat_s;
 	u->n_ni = 2;
 	snprintf(u->ni[0].name, sizeof(u->ni[0].name), "internet");
 	u->ni[0].n_pools = 1;
@@ -1402,6 +1404,49 @@ test_establish_rate(void **state)
 	}
 }
 
+/* heartbeat_s = 1: the agent asks each associated peer; a new Recovery Time Stamp purges. */
+static void
+test_heartbeat_to_peer(void **state)
+{
+	struct tlv t;
+	uint32_t ours;
+	uint64_t up;
+
+	(void)state;
+	assoc_setup(cp_recovery);
+	assert_true(msg_ie(PFCP_IE_RECOVERY_TIME_STAMP, 0, &t));
+	ours = (uint32_t)be(t.v, 4);
+	up = establish(101, UE_POOL + 101, UPF_FAR_FORW, 0, 0, 0, 0, 0);
+	recv_type(PFCP_HEARTBEAT_REQ, 2500);
+	assert_true(msg_ie(PFCP_IE_RECOVERY_TIME_STAMP, 0, &t));
+	assert_int_equal(be(t.v, 4), ours);
+	pfcp_w_init(&w, wb, sizeof(wb));
+	pfcp_w_hdr_begin(&w, PFCP_HEARTBEAT_RESP, false, 0, msg_seq(rb));
+	pfcp_w_ie_u32(&w, PFCP_IE_RECOVERY_TIME_STAMP, cp_recovery);
+	end_send();
+	recv_type(PFCP_HEARTBEAT_REQ, 2500);
+	assert_int_equal(counts().sessions, 1);
+	/* The peer answers with a new Recovery Time Stamp: it restarted. */
+	pfcp_w_init(&w, wb, sizeof(wb));
+	pfcp_w_hdr_begin(&w, PFCP_HEARTBEAT_RESP, false, 0, msg_seq(rb));
+	pfcp_w_ie_u32(&w, PFCP_IE_RECOVERY_TIME_STAMP, cp_recovery + 5);
+	end_send();
+	recv_none(200);
+	assert_int_equal(counts().sessions, 0);
+	tel_has("/lanefwd/upf", "\"heartbeats_answered\":2");
+	begin(PFCP_SESS_DEL_REQ, true, up);
+	end_send();
+	recv_type(PFCP_SESS_DEL_RESP, 2000);
+	assert_cause(PFCP_CAUSE_SESSION_NOT_FOUND);
+}
+
+static int
+start_heartbeat(void **state)
+{
+	heartbeat_s = 1;
+	return start(state);
+}
+
 static int
 setup(void **state)
 {
@@ -1485,6 +1530,9 @@ main(void)
 		cmocka_unit_test(test_peer_restart),     cmocka_unit_test(test_release),
 		cmocka_unit_test(test_telemetry_params), cmocka_unit_test(test_establish_rate),
 	};
+	const struct CMUnitTest hb_tests[] = {
+		cmocka_unit_test(test_heartbeat_to_peer),
+	};
 	int rc;
 
 	if (setup(NULL) != 0) {
@@ -1493,6 +1541,7 @@ main(void)
 	}
 	rc = cmocka_run_group_tests_name("start", start_tests, NULL, NULL);
 	rc += cmocka_run_group_tests_name("agent", tests, start, stop);
+	rc += cmocka_run_group_tests_name("heartbeat", hb_tests, start_heartbeat, stop);
 	teardown(NULL);
 	return rc;
 }
