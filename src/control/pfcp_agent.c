@@ -853,10 +853,30 @@ tx_commit(struct pa_agent *a, struct pa_tx *t, const struct pa_addr *to, int len
 
 /* ---- Response cache --------------------------------------------------- */
 
+/* CRC-32C of a request; a message chained after another (FO) may start at any byte. */
+static uint32_t
+msg_crc(const uint8_t *p, size_t n)
+{
+	uint32_t c = 0;
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&v, p + i, 8);
+		c = rte_hash_crc_8byte(v, c);
+	}
+	for (; i < n; i++)
+		c = rte_hash_crc_1byte(p[i], c);
+	return c;
+}
+
 static uint32_t
 cache_hash(const struct upf_ip *ip, uint16_t port, uint32_t seq)
 {
-	return rte_jhash(ip->a, 16, seq ^ ((uint32_t)port << 24) ^ ip->af) & (PA_CACHE_BUCKETS - 1);
+	uint32_t k[4];
+
+	memcpy(k, ip->a, sizeof(k)); /* ip->a is not 4-byte aligned. */
+	return rte_jhash_32b(k, 4, seq ^ ((uint32_t)port << 24) ^ ip->af) & (PA_CACHE_BUCKETS - 1);
 }
 
 static const struct pa_cache_ent *
@@ -2822,7 +2842,7 @@ handle_msg(struct pa_agent *a, struct pa_req *rq, const uint8_t *buf, size_t len
 	a->n.rx_msgs[rq->h.type]++;
 	rq->crc = 0;
 	if (is_request(rq->h.type)) {
-		rq->crc = rte_hash_crc(buf, (uint32_t)len, 0);
+		rq->crc = msg_crc(buf, len);
 		c = cache_find(a, &rq->ip, rq->port, rq->h.type, rq->h.seq, rq->crc);
 		if (c != NULL) {
 			/* A retransmission: the same answer, nothing applied again. */
@@ -2928,7 +2948,7 @@ handle_dgram(struct pa_agent *a, const struct pa_addr *from, const uint8_t *buf,
 				a->n.malformed_dropped++;
 				return;
 			}
-			rq.crc = rte_hash_crc(buf + off, (uint32_t)(len - off), 0);
+			rq.crc = msg_crc(buf + off, len - off);
 			reply_error(a, &rq, err_seid(a, &rq, NULL), &e);
 			return;
 		}
