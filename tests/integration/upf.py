@@ -859,6 +859,15 @@ def e2e(h):
             pdr(2, 100, "core", far=2, ue="10.45.0.11")],
             fars=[far(2, "FORW", "access", ohc=(0xB001, GNB_4))])
         check(r2.cause == 1, "S11: %r" % r2)
+        # S18's tunnels lead back to lanefwd's own N3 address: downlink
+        # encapsulated to it, uplink sent on over N9 to it. Routed back into
+        # the UPF: lanefwd's "loop" drop.
+        r3 = smf.establish(18, pdrs=[
+            pdr(1, 100, "access", far=1, teid=0x1800, n3=N3_4, ue="10.45.0.18", ohr=True),
+            pdr(2, 100, "core", far=2, ue="10.45.0.18")],
+            fars=[far(1, "FORW", "core", ohc=(0x1801, N3_4)),
+                  far(2, "FORW", "access", ohc=(0x1802, N3_4))])
+        check(r3.cause == 1, "S18: %r" % r3)
         a = h.cnt.settle()
         # Uplink to another UE (S11): decapsulated, routed (TTL one lower)
         # and back down S11's tunnel.
@@ -873,18 +882,21 @@ def e2e(h):
         # would come straight back: a loop.
         q2 = ip4("198.51.100.9", "10.45.0.10", "udp", 1, 2, 8, ident=703)
         cg, cd = h.cap_gnb("loop"), h.cap_dn("loop")
-        h.gnb.send([net.ul(0xA00A, p, qfi=9), net.ul(0xA00A, p2, qfi=9)])
-        h.dn.send([net.dl(q)] * 3 + [net.dl(q2)] * 2)
+        h.gnb.send([net.ul(0xA00A, p, qfi=9), net.ul(0xA00A, p2, qfi=9),
+                    net.ul(0x1800, ip4("10.45.0.18", "198.51.100.2", "udp", 1, 2, 8,
+                                       ident=704), qfi=None)])
+        h.dn.send([net.dl(q)] * 3 + [net.dl(q2)] * 2 +
+                  [net.dl(ip4("198.51.100.2", "10.45.0.18", "udp", 2, 1, 8, ident=705))])
         b = h.cnt.settle()
         got_g, got_d = cg.stop(), cd.stop()
-        smf.delete(r.up_seid)
-        smf.delete(r2.up_seid)
+        for x in (r, r2, r3):
+            smf.delete(x.up_seid)
         check(not got_d, "%d frames came out on N6" % len(got_d))
+        expect_drops("hairpin / unknown UE / loop", a, b, rx=9, tx=1,
+                     lf_drops={"upf": 6, "loop": 2}, upf_drops={"unknown_ue": 4, "loop": 2})
         match_frames("UE-to-UE (uplink to S11, down S11's tunnel)", got_g,
                      [net.dl_ref(routed, 0xB001, None)])
-        expect_drops("hairpin / unknown UE / loop", a, b, rx=7, tx=1,
-                     lf_drops={"upf": 6}, upf_drops={"unknown_ue": 4, "loop": 2})
-    h.step("UE to UE through the UPF; unknown UE addresses; a downlink FAR without a tunnel "
+    h.step("UE to UE through the UPF; unknown UE addresses; tunnels back into the UPF "
            "(loop)", hairpin_loop_unknown_ue)
 
     def far_drop_and_gate():
@@ -1129,6 +1141,80 @@ def e2e(h):
     h.step("URR volume threshold: one report at the crossing, exact volumes, the rest in "
            "the Deletion Response", urr_threshold)
 
+    def urr_periodic():
+        # Measurement period 1 s: a report each second with what was
+        # counted since the last one; the reports and the Deletion Response
+        # add up to exactly what was forwarded.
+        r = smf.establish(13, pdrs=[
+            pdr(2, 100, "core", far=2, ue="10.45.0.13", urrs=[1])],
+            fars=[far(2, "FORW", "access", ohc=(0xD001, GNB_4))],
+            urrs=[urr(1, period=1)])
+        check(r.cause == 1, "S13: %r" % r)
+        n0 = len(smf.reports)
+        sizes = []
+        t0 = time.monotonic()
+        for i in range(5):
+            p = ip4("198.51.100.84", "10.45.0.13", "udp", 9, 9, 100 * (i + 1), ident=1150 + i)
+            sizes.append(len(p))
+            h.dn.send([net.dl(p)])
+            smf.poll_reports(0.5)
+        smf.poll_reports(max(0.0, 3.2 - (time.monotonic() - t0)))
+        h.cnt.settle()
+        dm = smf.delete(r.up_seid)
+        el = time.monotonic() - t0
+        reps = smf.reports[n0:]
+        check(dm.cause == 1, "S13 deletion: %r" % dm)
+        perio = [u for m in reps for u in m.usage if "PERIO" in u["trigger"]]
+        check(len(perio) == len(reps) and int(el) - 1 <= len(perio) <= int(el) + 1,
+              "%d reports in %.1f s with period 1 s (%d with PERIO)" % (len(reps), el,
+                                                                        len(perio)))
+        tot = sum(u["volume"].get("dl", 0) for u in perio)
+        fin = [u for u in dm.usage if u["urr_id"] == 1]
+        tot += sum(u["volume"].get("dl", 0) for u in fin)
+        check(tot == sum(sizes), "periodic reports + final usage = %d DL bytes, %d forwarded" %
+              (tot, sum(sizes)))
+        seqn = [u["seqn"] for u in perio + fin]
+        check(seqn == sorted(seqn) and len(set(seqn)) == len(seqn),
+              "UR-SEQN not increasing: %s" % seqn)
+    h.step("URR periodic (1 s): a report each period, volumes adding up exactly", urr_periodic)
+
+    def collisions():
+        # A second session may not take an F-TEID or a UE address another
+        # holds; the refused request changes nothing and the first session
+        # keeps forwarding.
+        r = smf.establish(14, pdrs=[
+            pdr(1, 100, "access", far=1, teid=0xE00E, n3=N3_4, ue="10.45.0.14", ohr=True),
+            pdr(2, 100, "core", far=2, ue="10.45.0.14")],
+            fars=[far(1, "FORW", "core"), far(2, "FORW", "access", ohc=(0xE001, GNB_4))])
+        check(r.cause == 1, "S14: %r" % r)
+        n0 = upf_get(h.tel("/lanefwd/upf"), "sessions")
+        r2 = smf.establish(15, pdrs=[
+            pdr(1, 100, "access", far=1, teid=0xE00E, n3=N3_4, ue="10.45.0.15", ohr=True)],
+            fars=[far(1, "FORW", "core")])
+        r3 = smf.establish(16, pdrs=[pdr(2, 100, "core", far=2, ue="10.45.0.14")],
+                           fars=[far(2, "FORW", "access", ohc=(0xF001, GNB_4))])
+        n1 = upf_get(h.tel("/lanefwd/upf"), "sessions")
+        for x in (r2, r3):
+            if x.cause == 1:
+                smf.delete(x.up_seid)
+        check(r2.cause not in (None, 1) and r3.cause not in (None, 1),
+              "a second session on the same F-TEID: %r; on the same UE address: %r" % (r2, r3))
+        check(n1 == n0, "sessions %d -> %d after two refused requests" % (n0, n1))
+        a = h.cnt.settle()
+        u = ip4("10.45.0.14", "198.51.100.85", "udp", 1, 2, 10, ident=1160)
+        dl = ip4("198.51.100.85", "10.45.0.14", "udp", 2, 1, 10, ident=1161)
+        cg, cd = h.cap_gnb("coll"), h.cap_dn("coll")
+        h.gnb.send([net.ul(0xE00E, u, qfi=None)])
+        h.dn.send([net.dl(dl)])
+        h.cnt.settle()
+        match_frames("S14 after the refused requests (uplink)", cd.stop(), [net.ul_ref(u)])
+        match_frames("S14 after the refused requests (downlink)", cg.stop(),
+                     [net.dl_ref(dl, 0xE001, None)])
+        smf.delete(r.up_seid)
+        print("     same F-TEID -> cause %s, same UE address -> cause %s" % (r2.cause, r3.cause))
+    h.step("F-TEID and UE address held by another session: refused, nothing changed",
+           collisions)
+
     def error_indication():
         pps = int(E.get("UPF_ERR_IND_PPS", "10"))
         a = h.cnt.settle()
@@ -1212,6 +1298,29 @@ def e2e(h):
     if "ul_bytes" in state and "dl_bytes" in state:
         h.step("URR: S1's usage in the Deletion Response equals what was forwarded",
                final_usage)
+
+    def recovery_purge():
+        # The SMF restarts (a new Recovery Time Stamp in Association Setup):
+        # lanefwd purges the sessions of the old association (TS 29.244
+        # 6.2.6.2.2), and their TEIDs are gone from the datapath.
+        r = smf.establish(17, pdrs=[
+            pdr(1, 100, "access", far=1, teid=0x1700, n3=N3_4, ue="10.45.0.17", ohr=True)],
+            fars=[far(1, "FORW", "core")])
+        check(r.cause == 1, "S17: %r" % r)
+        smf.recovery_ts += 10
+        m = smf.associate()
+        check(m.cause == 1, "Association Setup with a new Recovery Time Stamp: %r" % m)
+        n = upf_get(h.tel("/lanefwd/upf"), "sessions")
+        check(n == 0, "%d sessions kept across the SMF's restart" % n)
+        a = h.cnt.settle()
+        h.gnb.send([net.ul(0x1700, ip4("10.45.0.17", "198.51.100.1", "udp", 1, 2, 10,
+                                       ident=1170), qfi=None)])
+        b = h.cnt.settle()
+        check(upf_drop(b["upf"], "unknown_teid") - upf_drop(a["upf"], "unknown_teid") == 1,
+              "the purged session's TEID still forwards")
+        m = smf.delete(r.up_seid)
+        check(m.cause == 65, "deleting a purged session: %r (want 65)" % m)
+    h.step("a new SMF Recovery Time Stamp purges its sessions", recovery_purge)
 
     def heartbeat_end():
         check(smf.heartbeat().recovery_ts is not None, "no Recovery Time Stamp")
@@ -1896,6 +2005,16 @@ def churn(h):
         n = upf_get(h.tel("/lanefwd/upf"), "sessions")
         check(n == 0, "%d sessions left" % n)
         check(smf.heartbeat().recovery_ts is not None, "no heartbeat")
+        if "[flow]" in E.get("UPF_CONF_APPEND", ""):
+            # The flow-cache run: the cache was consulted for the traffic
+            # (whether it keeps verdicts for the UPF's kinds is lanefwd's
+            # choice; the checks above hold either way).
+            w = h.tel("/lanefwd/flows")
+            look = sum(v.get("lookups", 0) for v in w.values() if isinstance(v, dict))
+            print("     flow cache: %s" % {k: {x: v[x] for x in ("state", "lookups", "hits")
+                                                   if x in v}
+                                           for k, v in w.items() if isinstance(v, dict)})
+            check(look > 0, "the flow cache was never consulted: %r" % w)
     h.step("sessions agree with the SMF; all deleted", end)
     return smf
 

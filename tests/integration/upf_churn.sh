@@ -20,7 +20,10 @@
 # Counts are conserved: every packet sent was received by lanefwd, and
 # either came out or was counted unknown_ue (a UE without a session); no
 # other drop reason moves; rx = tx + drops. At the end the sessions in
-# /lanefwd/upf equal the SMF's, and all are deleted.
+# /lanefwd/upf equal the SMF's, and all are deleted. Then 5,000 more
+# operations the same way with the flow cache on (in front of a permit-all
+# ACL), whose cached routing verdicts must not carry a packet past the
+# session it finds now.
 if [ "$(id -u)" -ne 0 ]; then
 	echo "FAIL: upf_churn needs root (network namespaces, AF_XDP)" >&2
 	exit 1
@@ -29,4 +32,13 @@ fi
 . "$(dirname "$0")/upf_lib.sh"
 
 upf_run churn ""
+
+# Again with the flow cache in front of a permit-all ACL: the downlink
+# packets' routing verdicts (to the UPF's downlink kind) are cached, and the
+# session each packet finds must still be the current one.
+printf '@0.0.0.0/0\t0.0.0.0/0\t0 : 65535\t0 : 65535\t0x00/0x00\t0x0000/0x0000\tpermit\n' \
+	> "$LF_TMP/permit.acl"
+UPF_CONF_APPEND=$(printf '[flow]\nentries = 4096\n\n[acl]\nipv4 = permit.acl\ndefault = permit\n')
+export UPF_CONF_APPEND
+UPF_CHURN_OPS=${UPF_CHURN_OPS_FLOW:-5000} upf_run churn ""
 echo "PASS: upf_churn"
