@@ -272,22 +272,23 @@ struct upf_meter {
  * UPF drop reasons (counted per worker, in struct upf_wk): each defined
  * once, yielding the enum and the telemetry names.
  */
-#define UPF_DROP_REASONS(X)                                                    \
-	X(GTPU_MALFORMED, "gtpu_malformed") /* Header, length or ext chain. */ \
-	X(GTPU_VERSION, "gtpu_version") /* Not GTPv1 / PT=0. */                \
-	X(GTPU_EXT_UNKNOWN, "gtpu_ext_unknown") /* Comprehension required. */  \
-	X(GTPU_NOT_GPDU, "gtpu_not_gpdu") /* A message type we do not take. */ \
-	X(INNER_MALFORMED, "inner_malformed") /* The user's IP packet. */      \
-	X(UNKNOWN_TEID, "unknown_teid")                                        \
-	X(UNKNOWN_UE, "unknown_ue")                                            \
-	X(NO_PDR, "no_pdr") /* Session found, no PDR matched. */               \
-	X(FAR_DROP, "far_drop")                                                \
-	X(GATE_CLOSED, "gate_closed")                                          \
-	X(MBR_EXCEEDED, "mbr_exceeded")                                        \
-	X(BUFFER_FULL, "buffer_full")                                          \
-	X(NOT_LOCAL, "not_local") /* To an N3 address, not GTP-U. */           \
-	X(LOOP, "loop") /* Would re-enter the UPF (e.g. UE to UE). */          \
-	X(END_MARKER, "end_marker") /* Ended here: this UPF anchors it. */     \
+#define UPF_DROP_REASONS(X)                                                            \
+	X(GTPU_MALFORMED, "gtpu_malformed") /* Header, length or ext chain. */         \
+	X(GTPU_VERSION, "gtpu_version") /* Not GTPv1 / PT=0. */                        \
+	X(GTPU_EXT_UNKNOWN, "gtpu_ext_unknown") /* Comprehension required. */          \
+	X(GTPU_NOT_GPDU, "gtpu_not_gpdu") /* A message type we do not take. */         \
+	X(INNER_MALFORMED, "inner_malformed") /* The user's IP packet. */              \
+	X(UNKNOWN_TEID, "unknown_teid")                                                \
+	X(UNKNOWN_UE, "unknown_ue")                                                    \
+	X(NO_PDR, "no_pdr") /* Session found, no PDR matched. */                       \
+	X(FAR_DROP, "far_drop")                                                        \
+	X(GATE_CLOSED, "gate_closed")                                                  \
+	X(MBR_EXCEEDED, "mbr_exceeded")                                                \
+	X(BUFFER_FULL, "buffer_full") /* Over [upf] buffer_packets. */                 \
+	X(BUFFER_DISCARD, "buffer_discard") /* Not kept (NOCP alone, session gone). */ \
+	X(NOT_LOCAL, "not_local") /* To an N3 address, not GTP-U. */                   \
+	X(LOOP, "loop") /* Would re-enter the UPF (e.g. UE to UE). */                  \
+	X(END_MARKER, "end_marker") /* Ended here: this UPF anchors it. */             \
 	X(NO_HEADROOM, "no_headroom")
 
 enum upf_drop {
@@ -312,6 +313,13 @@ struct upf_wk_stats {
 
 struct rte_ring;
 
+/**
+ * mbuf.hash.usr of a packet the control thread hands back on from_ctrl not
+ * to send but to count as a drop (its hash.fdir.hi: the enum upf_drop).
+ * Other packets there are released buffers (hash.usr: their session slot).
+ */
+#define UPF_CTRL_DISCARD UINT32_MAX
+
 /** One worker's mutable UPF state. Only that worker writes it. */
 struct upf_wk {
 	struct upf_wk_stats stats;
@@ -323,7 +331,10 @@ struct upf_wk {
 	 * does not answer itself (Error Indication from peers).
 	 */
 	struct rte_ring *to_ctrl;
-	/** Packets the control thread hands back (released buffers, Error Indications to send). */
+	/**
+	 * Packets the control thread hands back: released buffers to run
+	 * through the pipeline again, and discards to count (UPF_CTRL_DISCARD).
+	 */
 	struct rte_ring *from_ctrl;
 	uint64_t err_ind_tsc; /**< Token bucket for Error Indications: next allowed. */
 } __rte_cache_aligned;

@@ -228,6 +228,7 @@ struct pa_counters {
 	uint64_t buffered, buffer_full, buffer_released, buffer_release_failed;
 	uint64_t buffer_discarded; /* Freed: session gone, DROBU, NOCP only. */
 	uint64_t ctrl_orphans; /* Handed over for a session that no longer exists. */
+	uint64_t discard_lost; /* Freed here: worker 0's ring was full (not counted as drops). */
 	uint64_t teids_chosen;
 	uint64_t scans;
 };
@@ -694,13 +695,32 @@ sess_needs_watch(const struct upf_sess_conf *c, const struct pa_urr_st *ust)
 	return false;
 }
 
+/*
+ * A packet a worker handed over that will not be sent: back to worker 0
+ * marked as a discard (upf.h, UPF_CTRL_DISCARD), which counts it as a drop
+ * by reason, so that received = sent + dropped holds for the process once
+ * nothing is held. Freed here only if that ring is full (counted).
+ */
+static void
+pa_discard(struct pa_agent *a, struct rte_mbuf *m, enum upf_drop why)
+{
+	struct rte_ring *r = a->st->p.n_workers != 0 ? a->st->wk[0].from_ctrl : NULL;
+
+	m->hash.usr = UPF_CTRL_DISCARD;
+	m->hash.fdir.hi = why;
+	if (r == NULL || rte_ring_sp_enqueue(r, m) != 0) {
+		rte_pktmbuf_free(m);
+		a->n.discard_lost++;
+	}
+}
+
 static void
 held_free(struct pa_agent *a, struct pa_sess *s)
 {
 	uint32_t i;
 
 	for (i = 0; i < s->n_held; i++)
-		rte_pktmbuf_free(s->held[i]);
+		pa_discard(a, s->held[i], UPF_DROP_BUFFER_DISCARD);
 	a->n.buffer_discarded += s->n_held;
 	s->n_held = 0;
 }
@@ -1567,19 +1587,19 @@ sess_buffer(struct pa_agent *a, struct pa_sess *s, struct rte_mbuf *m)
 	if ((any & UPF_FAR_NOCP) && !s->dldr_sent)
 		send_dldr(a, s);
 	if (!(any & UPF_FAR_BUFF)) {
-		rte_pktmbuf_free(m);
+		pa_discard(a, m, UPF_DROP_BUFFER_DISCARD);
 		a->n.buffer_discarded++;
 		return;
 	}
 	if (s->n_held >= a->uc.buffer_packets) {
-		rte_pktmbuf_free(m);
+		pa_discard(a, m, UPF_DROP_BUFFER_FULL);
 		a->n.buffer_full++;
 		return;
 	}
 	if (s->held == NULL) {
 		s->held = malloc(a->uc.buffer_packets * sizeof(s->held[0]));
 		if (s->held == NULL) {
-			rte_pktmbuf_free(m);
+			pa_discard(a, m, UPF_DROP_BUFFER_FULL);
 			a->n.buffer_full++;
 			return;
 		}
@@ -1600,8 +1620,11 @@ held_release(struct pa_agent *a, struct pa_sess *s)
 	if (r != NULL)
 		n = rte_ring_enqueue_burst(r, (void **)s->held, s->n_held, NULL);
 	a->n.buffer_released += n;
-	for (i = n; i < s->n_held; i++)
+	for (i = n; i < s->n_held; i++) {
+		/* The ring is full: the discard cannot go through it either. */
 		rte_pktmbuf_free(s->held[i]);
+		a->n.discard_lost++;
+	}
 	a->n.buffer_release_failed += s->n_held - n;
 	s->n_held = 0;
 }
@@ -1625,7 +1648,7 @@ drain_run(struct pa_agent *a)
 				struct pa_sess *s = seid != 0 ? sess_find(a, seid) : NULL;
 
 				if (s == NULL) {
-					rte_pktmbuf_free(pkts[i]);
+					pa_discard(a, pkts[i], UPF_DROP_BUFFER_DISCARD);
 					a->n.ctrl_orphans++;
 					continue;
 				}
@@ -3177,6 +3200,7 @@ tel_upf_locked(const struct pa_agent *a, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "buffer_release_failed", n->buffer_release_failed);
 	rte_tel_data_add_dict_u64(d, "buffer_discarded", n->buffer_discarded);
 	rte_tel_data_add_dict_u64(d, "buffer_orphans", n->ctrl_orphans);
+	rte_tel_data_add_dict_u64(d, "discards_lost", n->discard_lost);
 
 	tel_counts_dict(d, "messages_in", n->rx_msgs, true);
 	tel_counts_dict(d, "messages_out", n->tx_msgs, true);

@@ -93,20 +93,44 @@ worker_rx_time_hw(struct worker *w, const struct rte_mbuf *m, uint16_t port_idx)
 	LF_STAT_ADD(w->stats.rx_hw_stamped, 1);
 }
 
-static unsigned int
+/*
+ * What the UPF's control thread hands back to worker 0: released FAR BUFF
+ * packets, run through the pipeline as if just received (but not counted
+ * as received again: they were when they first came in), and packets it
+ * did not keep, counted here as drops by reason, so that received = sent +
+ * dropped holds once nothing is held.
+ */
+static void
 worker_from_ctrl(struct worker *w, struct rte_mbuf **pkts, uint16_t burst)
 {
+	struct lf_burst *b = &w->b;
 	const unsigned int n =
-		rte_ring_sc_dequeue_burst(w->b.upf_wk->from_ctrl, (void **)pkts, burst, NULL);
+		rte_ring_sc_dequeue_burst(b->upf_wk->from_ctrl, (void **)pkts, burst, NULL);
+	unsigned int i, k = 0;
 
-	if (n == 0)
-		return 0;
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (m->hash.usr == UPF_CTRL_DISCARD) {
+			const uint32_t why = m->hash.fdir.hi;
+
+			LF_STAT_ADD(b->upf_wk->stats
+					    .drops[why < UPF_DROP_COUNT ? why
+									: UPF_DROP_BUFFER_DISCARD],
+				    1);
+			lf_burst_drop(b, m, LF_DROP_UPF);
+			continue;
+		}
+		pkts[k++] = m;
+	}
+	lf_burst_drops_flush(b);
+	if (k == 0)
+		return;
 	/* The port index the frame first came in on (upf_stage's to_ctrl). */
-	w->b.rx_port = (uint16_t)pkts[0]->hash.fdir.hi;
-	w->b.prefetch_distance = 0;
-	w->b.rx_tsc = rte_rdtsc();
-	pipeline_run(&w->b, &w->tx, pkts, (uint16_t)n);
-	return n;
+	b->rx_port = (uint16_t)pkts[0]->hash.fdir.hi;
+	b->prefetch_distance = 0;
+	b->rx_tsc = rte_rdtsc();
+	pipeline_run(b, &w->tx, pkts, (uint16_t)k);
 }
 
 int
@@ -178,7 +202,7 @@ worker_main(void *arg)
 		 * (released FAR BUFF packets), as if just received. */
 		if (w->b.upf_wk != NULL && w->index == 0 &&
 		    unlikely(!rte_ring_empty(w->b.upf_wk->from_ctrl)))
-			got += worker_from_ctrl(w, pkts, burst);
+			worker_from_ctrl(w, pkts, burst);
 		now = rte_rdtsc();
 		/* What this iteration sent has left: its residence ends now. */
 		tx_lat_record(&w->tx, now);
