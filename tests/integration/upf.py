@@ -3,9 +3,10 @@
 
   upf.py e2e     PFCP association and sessions (every message lanefwd sends
                  decoded by tshark), uplink decapsulation and downlink
-                 encapsulation byte for byte against scapy, GTP-U Echo, FAR
-                 DROP / BUFF / NOCP, QER gates, URR counts and reports, Error
-                 Indication
+                 encapsulation byte for byte against scapy, dual stack, GTP-U
+                 Echo, UE to UE and loops, FAR DROP / BUFF / NOCP, QER gates
+                 and MBR, URR counts and reports, collisions, Recovery Time
+                 Stamp purge, Error Indication
   upf.py rules   PDR precedence and SDF first match against a linear scan
   upf.py bad     malformed PFCP and GTP-U
   upf.py churn   session churn while downlink traffic flows

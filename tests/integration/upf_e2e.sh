@@ -15,24 +15,33 @@
 #    the FAR's TEID, and GTP-U/UDP/IPv6, byte for byte, tshark-clean;
 #  - a dual-stack PDR (UE IPv4 + IPv6 in one PDI) matches both families;
 #  - GTP-U Echo Request -> Echo Response (IPv4, IPv6), tshark-decoded;
-#  - uplink to another UE's address dropped as "loop", downlink to a pool
-#    address without a session as unknown_ue;
+#  - UE to UE: uplink to another UE's address comes back down that UE's
+#    tunnel (TTL one lower: it was routed); to pool addresses without a
+#    session: unknown_ue; tunnels that lead back to lanefwd's own N3
+#    address (downlink encapsulation, uplink on over N9): "loop";
 #  - FAR DROP, QER gates closed and opened by a modification: exact counts;
+#    QER MBR: ten times the MBR offered, what passes is within the MBR plus
+#    the bucket, the rest counted mbr_exceeded;
 #  - FAR BUFF+NOCP: one Session Report Request (Downlink Data Report) per
 #    buffering episode, [upf] buffer_packets held, the rest counted as
 #    buffer_full, and on Update FAR to FORW the held packets arrive in
 #    order with the new FAR; NOCP alone reports and drops, BUFF alone
 #    buffers without a report;
 #  - URR: the volume threshold report at the crossing with exact volumes,
-#    the rest in the Deletion Response; a session's final usage equals
-#    what was forwarded, byte for byte;
+#    the rest in the Deletion Response; periodic reports (1 s) adding up
+#    exactly; a session's final usage equals what was forwarded, byte for
+#    byte;
+#  - a second session on a held F-TEID or UE address is refused and changes
+#    nothing; a new SMF Recovery Time Stamp purges the SMF's sessions;
 #  - G-PDUs with unknown TEIDs -> Error Indications to the sender, at most
 #    [upf] err_ind_pps per second; none for a known TEID whose packet fails
 #    the PDR's SDF filter (counted no_pdr);
 #  - every step: each /lanefwd/stats and /lanefwd/upf drop reason moved by
 #    exactly what the step sent it, rx = tx + drops, lanefwd's rx / tx equal
-#    the ports' /ethdev/stats; at the end lanefwd's final counter line
-#    equals the last telemetry.
+#    the ports' /ethdev/stats (buffered packets included: a released packet
+#    is not received twice, one dropped beyond the bound is a drop); at the
+#    end lanefwd's final counter line equals the last telemetry.
+# A failed step is reported and the next one runs; the test fails at the end.
 # Needs root, iproute2, ethtool, tshark (dumpcap), python3-scapy and 256 MiB
 # of free hugepages; fails (does not skip) without them.
 if [ "$(id -u)" -ne 0 ]; then
