@@ -127,8 +127,12 @@ struct lf_meta {
 	uint16_t fkey; /**< With a flow cache: index of its key in b->flow_keys. */
 };
 
-/** lf_meta.flags: lanefwd built this IP header (no TTL decrement on the way out). */
-#define LF_META_ORIGINATED 0x01
+/**
+ * lf_meta.flags: the TTL is final, no decrement on the way out: lanefwd
+ * built this IP header (an encapsulation, a reply) or has already counted
+ * this hop (a decapsulated uplink packet).
+ */
+#define LF_META_TTL_DONE 0x01
 
 /**
  * A next hop as the rewrite stage reads it: one 16-byte entry. An entry

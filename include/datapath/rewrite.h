@@ -37,7 +37,7 @@ uint16_t rewrite_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n);
 
 /**
  * rewrite_burst() for kinds that also send packets lanefwd built (the
- * UPF's encapsulations and replies): those, marked LF_META_ORIGINATED, keep
+ * UPF's encapsulations and replies): those marked LF_META_TTL_DONE keep
  * their TTL. A next hop that hands packets to a kind this packet has
  * passed is a loop drop.
  */

@@ -53,7 +53,7 @@ rewrite_free(struct lf_nh *table)
 }
 
 /*
- * Both rewrite stages: flagged reads LF_META_ORIGINATED per packet, the
+ * Both rewrite stages: flagged reads LF_META_TTL_DONE per packet, the
  * plain one (the IP kind's) decrements every TTL without looking.
  */
 static __rte_always_inline uint16_t
@@ -72,7 +72,7 @@ rewrite_tmpl(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n, const bool 
 					 lf_nh_kind(table, count, meta[i].nh));
 			continue;
 		}
-		if (flagged && (meta[i].flags & LF_META_ORIGINATED))
+		if (flagged && (meta[i].flags & LF_META_TTL_DONE))
 			lf_rewrite_packet_tmpl(pkts[i], &meta[i], &table[meta[i].nh].dst, out,
 					       false);
 		else

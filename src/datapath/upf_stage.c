@@ -20,6 +20,7 @@
 #include <rte_udp.h>
 
 #include "gtpu.h"
+#include "rewrite_pkt.h"
 #include "upf_stage.h"
 
 enum { DIR_UL = 0, DIR_DL = 1 };
@@ -185,10 +186,12 @@ pdr_match(const struct upf_sess_dp *s, unsigned int dir, const struct upf_pkt *k
 			continue;
 		if ((p->flags & UPF_PDR_QFI) && p->qfi != k->qfi)
 			continue;
-		if ((p->flags & UPF_PDR_UE4) && (k->af != 4 || memcmp(ue, &p->ue4, 4) != 0))
-			continue;
-		if ((p->flags & UPF_PDR_UE6) && (k->af != 6 || memcmp(ue, p->ue6, 8) != 0))
-			continue;
+		/* A dual-stack PDR has both: the packet's family decides. */
+		if (p->flags & (UPF_PDR_UE4 | UPF_PDR_UE6)) {
+			if (k->af == 4 ? !(p->flags & UPF_PDR_UE4) || memcmp(ue, &p->ue4, 4) != 0
+				       : !(p->flags & UPF_PDR_UE6) || memcmp(ue, p->ue6, 8) != 0)
+				continue;
+		}
 		if (p->n_sdf != 0) {
 			for (j = 0; j < p->n_sdf; j++)
 				if (sdf_match(&s->sdf[p->sdf + j], k, ue, remote))
@@ -338,7 +341,7 @@ encap(struct rte_mbuf *m, struct lf_meta *meta, const struct upf_far_dp *far, ui
 	meta->l4_off = (uint16_t)(RTE_ETHER_HDR_LEN + ipl);
 	meta->af = v4 ? 4 : 6;
 	meta->l4_proto = IPPROTO_UDP;
-	meta->flags = LF_META_ORIGINATED;
+	meta->flags = LF_META_TTL_DONE;
 	return 0;
 }
 
@@ -383,7 +386,7 @@ reply_outer(struct rte_mbuf *m, struct lf_meta *meta, uint16_t dport, unsigned i
 		/* Only a header without extensions is replied to (ul_check). */
 		udp6_cksum(ip, udp);
 	}
-	meta->flags = LF_META_ORIGINATED;
+	meta->flags = LF_META_TTL_DONE;
 }
 
 /* Echo Response (29.281 7.2.2) in place of an Echo Request: its sequence number, Recovery 0. */
@@ -705,8 +708,8 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 					      rte_pktmbuf_mtod_offset(m, struct gtpu_hdr *,
 								      meta->l4_off + 8),
 					      k[i].teid);
+				/* Answered, not dropped: counted as err_ind_sent only. */
 				LF_STAT_ADD(b->upf_wk->stats.err_ind_sent, 1);
-				LF_STAT_ADD(b->upf_wk->stats.drops[UPF_DROP_UNKNOWN_TEID], 1);
 				out = lf_burst_keep(b, pkts, i, out);
 			} else {
 				upf_drop(b, m, UPF_DROP_UNKNOWN_TEID);
@@ -745,14 +748,25 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 				continue;
 			}
 		} else {
-			/* N6: the UE's packet, routed like any other (TTL included). */
-			const uint8_t ttl = k[i].af == 4 ? ip[8] : ip[7];
+			/*
+			 * N6: the UE's packet, routed like any other. Its hop is
+			 * counted here, so that it is counted once whether it
+			 * leaves on N6 or goes back down to another UE of this
+			 * UPF (the FIB hands that to the downlink kind, which
+			 * does not decrement).
+			 */
+			uint8_t *inner = rte_pktmbuf_mtod_offset(m, uint8_t *, k[i].inner_off);
+			const uint8_t ttl = k[i].af == 4 ? inner[8] : inner[7];
 			uint8_t *eth;
 
 			if (ttl <= 1) {
 				lf_burst_drop(b, m, LF_DROP_TTL_EXPIRED);
 				continue;
 			}
+			if (k[i].af == 4)
+				lf_ipv4_ttl_dec((struct rte_ipv4_hdr *)inner);
+			else
+				inner[7]--;
 			rte_pktmbuf_adj(m, (uint16_t)(k[i].inner_off - RTE_ETHER_HDR_LEN));
 			if (m->pkt_len > RTE_ETHER_HDR_LEN + (uint32_t)k[i].inner_len)
 				rte_pktmbuf_trim(m,
@@ -767,7 +781,7 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 				: 0;
 			meta->af = k[i].af;
 			meta->l4_proto = k[i].proto;
-			meta->flags = 0;
+			meta->flags = LF_META_TTL_DONE;
 		}
 		bytes += k[i].inner_len;
 		fwd++;

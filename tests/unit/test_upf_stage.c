@@ -686,6 +686,7 @@ test_error_indication(void **state)
 	struct rte_mbuf *m, *out;
 	const uint8_t *o;
 	const uint64_t before = upf_drops(UPF_DROP_UNKNOWN_TEID);
+	const uint64_t sent_before = store->wk[0].stats.err_ind_sent;
 
 	(void)state;
 	m = gpdu(0xdead, 9, inner, user_pkt(inner, UE(9), REMOTE, 1, 2, 8));
@@ -700,7 +701,9 @@ test_error_indication(void **state)
 							0xad, 133, 0, 4,  192, 168, 3, 1 }),
 			    24);
 	rte_pktmbuf_free(out);
-	assert_int_equal(upf_drops(UPF_DROP_UNKNOWN_TEID), before + 1);
+	/* Answered, not dropped. */
+	assert_int_equal(upf_drops(UPF_DROP_UNKNOWN_TEID), before);
+	assert_int_equal(store->wk[0].stats.err_ind_sent, sent_before + 1);
 }
 
 /* Malformed GTP-U: each a counted drop by its reason, nothing sent. */
@@ -911,6 +914,67 @@ test_n9_and_end_marker(void **state)
 	assert_int_equal(upf_store_del(store, 7), 0);
 }
 
+/*
+ * UE to UE: the uplink packet is routed to the other UE's pool and goes
+ * down that UE's tunnel, its TTL down by one (one hop), not two or none.
+ */
+static void
+test_ue_to_ue(void **state)
+{
+	struct upf_sess_conf c;
+	uint8_t inner[64], want[64];
+	struct rte_mbuf *m, *out;
+	unsigned int ilen;
+
+	(void)state;
+	basic_session(&c, 8, 0x1008, UE(8), 0x5008);
+	put_session(&c);
+	basic_session(&c, 9, 0x1009, UE(9), 0x5009);
+	put_session(&c);
+	ilen = user_pkt(inner, UE(8), UE(9), 1, 2, 8);
+	m = gpdu(0x1008, 9, inner, ilen);
+	run(0, &m, 1);
+	assert_null(sent(1));
+	out = sent(0);
+	assert_non_null(out);
+	assert_int_equal(get32(rte_pktmbuf_mtod(out, const uint8_t *) + 46), 0x5009);
+	memcpy(want, inner, ilen);
+	want[8] = 63;
+	ip_cksum(want);
+	assert_memory_equal(rte_pktmbuf_mtod(out, const uint8_t *) + 58, want, ilen);
+	rte_pktmbuf_free(out);
+	assert_int_equal(upf_store_del(store, 8), 0);
+	assert_int_equal(upf_store_del(store, 9), 0);
+}
+
+/* A dual-stack PDR (UE IPv4 and IPv6): an IPv4 packet matches on its IPv4 address. */
+static void
+test_dual_stack(void **state)
+{
+	struct upf_sess_conf c;
+	uint8_t inner[64];
+	struct rte_mbuf *m, *out;
+
+	(void)state;
+	basic_session(&c, 10, 0x100a, UE(10), 0x500a);
+	pdrs[1].ue6.af = 6;
+	memcpy(pdrs[1].ue6.a, (const uint8_t[]){ 0xfd, 0, 0, 0x45, 0, 0, 0, 10 }, 8);
+	pdrs[0].ue4 = pdrs[1].ue4;
+	pdrs[0].ue6 = pdrs[1].ue6;
+	put_session(&c);
+	m = dl_frame(inner, user_pkt(inner, REMOTE, UE(10), 1, 2, 8));
+	run(1, &m, 1);
+	out = sent(0);
+	assert_non_null(out);
+	rte_pktmbuf_free(out);
+	m = gpdu(0x100a, 9, inner, user_pkt(inner, UE(10), REMOTE, 1, 2, 8));
+	run(0, &m, 1);
+	out = sent(1);
+	assert_non_null(out);
+	rte_pktmbuf_free(out);
+	assert_int_equal(upf_store_del(store, 10), 0);
+}
+
 int
 main(void)
 {
@@ -925,6 +989,8 @@ main(void)
 		cmocka_unit_test(test_buffer),
 		cmocka_unit_test(test_plain_and_unknown),
 		cmocka_unit_test(test_n9_and_end_marker),
+		cmocka_unit_test(test_ue_to_ue),
+		cmocka_unit_test(test_dual_stack),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
