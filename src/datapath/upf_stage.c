@@ -249,6 +249,57 @@ qer_urr_apply(struct lf_burst *b, const struct upf_sess_dp *s, const struct upf_
 	return UPF_DROP_COUNT;
 }
 
+/* FAR BUFF / NOCP: the frame goes to the control thread, which holds or reports it. */
+static inline void
+to_ctrl(struct lf_burst *b, struct rte_mbuf *m, const struct upf_sess_dp *s)
+{
+	m->hash.usr = s->slot;
+	m->hash.fdir.hi = b->rx_port;
+	if (rte_ring_sp_enqueue(b->upf_wk->to_ctrl, m) != 0) {
+		upf_drop(b, m, UPF_DROP_BUFFER_FULL);
+		return;
+	}
+	LF_STAT_ADD(b->upf_wk->stats.buffered, 1);
+}
+
+/*
+ * A packet of session s in direction dir: its PDR, then the FAR, QERs and
+ * URRs. Returns the FAR when the packet is to be forwarded (*qfi: what to
+ * mark), or NULL when it was dropped (counted) or handed to the control
+ * thread.
+ */
+static inline const struct upf_far_dp *
+rules_apply(struct lf_burst *b, struct rte_mbuf *m, const struct upf_sess_dp *s, unsigned int dir,
+	    const struct upf_pkt *k, uint8_t *qfi)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, k->inner_off);
+	const uint8_t *src = inner_src(ip, k->af), *dst = inner_dst(ip, k->af);
+	const struct upf_pdr_dp *p;
+	const struct upf_far_dp *far;
+	unsigned int why;
+
+	/* The UE is the source of an uplink packet, the destination of a downlink one. */
+	p = dir == DIR_UL ? pdr_match(s, dir, k, src, dst) : pdr_match(s, dir, k, dst, src);
+	if (p == NULL) {
+		upf_drop(b, m, UPF_DROP_NO_PDR);
+		return NULL;
+	}
+	far = &s->far[p->far];
+	if (!(far->apply & UPF_FAR_FORW)) {
+		if (far->apply & (UPF_FAR_BUFF | UPF_FAR_NOCP))
+			to_ctrl(b, m, s);
+		else
+			upf_drop(b, m, UPF_DROP_FAR_DROP);
+		return NULL;
+	}
+	why = qer_urr_apply(b, s, p, dir, k->inner_len, qfi);
+	if (why != UPF_DROP_COUNT) {
+		upf_drop(b, m, (enum upf_drop)why);
+		return NULL;
+	}
+	return far;
+}
+
 /* Outer UDP checksum of an IPv6 encapsulation (mandatory there). */
 static inline void
 udp6_cksum(struct rte_ipv6_hdr *ip, struct rte_udp_hdr *udp)
@@ -613,19 +664,6 @@ lookup_bulk(const struct rte_hash *h, const void **keys, void **obj, unsigned in
 	}
 }
 
-/* FAR BUFF / NOCP: the frame goes to the control thread, which holds or reports it. */
-static inline void
-to_ctrl(struct lf_burst *b, struct rte_mbuf *m, const struct upf_sess_dp *s)
-{
-	m->hash.usr = s->slot;
-	m->hash.fdir.hi = b->rx_port;
-	if (rte_ring_sp_enqueue(b->upf_wk->to_ctrl, m) != 0) {
-		upf_drop(b, m, UPF_DROP_BUFFER_FULL);
-		return;
-	}
-	LF_STAT_ADD(b->upf_wk->stats.buffered, 1);
-}
-
 /*
  * An End Marker on a tunnel of session s (29.281 7.3.2, TS 23.501 5.8.2.9):
  * where the tunnel's PDR forwards to another tunnel (an intermediate UPF on
@@ -681,10 +719,7 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 		struct rte_mbuf *m = pkts[i];
 		struct lf_meta *meta = &b->meta[i];
 		const struct upf_sess_dp *s;
-		const struct upf_pdr_dp *p;
 		const struct upf_far_dp *far;
-		const uint8_t *ip;
-		unsigned int why;
 		uint8_t qfi = 0;
 
 		if (k[i].verdict == PKT_DROPPED)
@@ -721,25 +756,9 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 				out = lf_burst_keep(b, pkts, i, out);
 			continue;
 		}
-		ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, k[i].inner_off);
-		p = pdr_match(s, DIR_UL, &k[i], inner_src(ip, k[i].af), inner_dst(ip, k[i].af));
-		if (p == NULL) {
-			upf_drop(b, m, UPF_DROP_NO_PDR);
+		far = rules_apply(b, m, s, DIR_UL, &k[i], &qfi);
+		if (far == NULL)
 			continue;
-		}
-		far = &s->far[p->far];
-		if (!(far->apply & UPF_FAR_FORW)) {
-			if (far->apply & (UPF_FAR_BUFF | UPF_FAR_NOCP))
-				to_ctrl(b, m, s);
-			else
-				upf_drop(b, m, UPF_DROP_FAR_DROP);
-			continue;
-		}
-		why = qer_urr_apply(b, s, p, DIR_UL, k[i].inner_len, &qfi);
-		if (why != UPF_DROP_COUNT) {
-			upf_drop(b, m, (enum upf_drop)why);
-			continue;
-		}
 		if (far->ohc != 0) {
 			/* N9: on to the next UPF, in a tunnel of its own. */
 			if (encap(m, meta, far, qfi, k[i].inner_off, k[i].inner_len, GTPU_GPDU) !=
@@ -813,10 +832,7 @@ upf_dl_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 		struct rte_mbuf *m = pkts[i];
 		struct lf_meta *meta = &b->meta[i];
 		const struct upf_sess_dp *s;
-		const struct upf_pdr_dp *p;
 		const struct upf_far_dp *far;
-		const uint8_t *ip;
-		unsigned int why;
 		uint8_t qfi = 0;
 
 		if (k[i].verdict == PKT_DROPPED)
@@ -826,25 +842,9 @@ upf_dl_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 			upf_drop(b, m, UPF_DROP_UNKNOWN_UE);
 			continue;
 		}
-		ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, k[i].inner_off);
-		p = pdr_match(s, DIR_DL, &k[i], inner_dst(ip, k[i].af), inner_src(ip, k[i].af));
-		if (p == NULL) {
-			upf_drop(b, m, UPF_DROP_NO_PDR);
+		far = rules_apply(b, m, s, DIR_DL, &k[i], &qfi);
+		if (far == NULL)
 			continue;
-		}
-		far = &s->far[p->far];
-		if (!(far->apply & UPF_FAR_FORW)) {
-			if (far->apply & (UPF_FAR_BUFF | UPF_FAR_NOCP))
-				to_ctrl(b, m, s);
-			else
-				upf_drop(b, m, UPF_DROP_FAR_DROP);
-			continue;
-		}
-		why = qer_urr_apply(b, s, p, DIR_DL, k[i].inner_len, &qfi);
-		if (why != UPF_DROP_COUNT) {
-			upf_drop(b, m, (enum upf_drop)why);
-			continue;
-		}
 		if (far->ohc == 0) {
 			/* Forwarding to the UE without a tunnel would route it here again. */
 			upf_drop(b, m, UPF_DROP_LOOP);
