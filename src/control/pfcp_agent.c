@@ -396,13 +396,13 @@ node_eq(const struct pfcp_node_id *x, const struct pfcp_node_id *y)
 	return ip_eq(&x->ip, &y->ip);
 }
 
-static int fail(struct pfcp_err *e, uint8_t cause, uint16_t ie, uint8_t rule_type, uint32_t rule_id,
-		const char *fmt, ...) __rte_format_printf(6, 7);
+static int pa_fail(struct pfcp_err *e, uint8_t cause, uint16_t ie, uint8_t rule_type,
+		   uint32_t rule_id, const char *fmt, ...) __rte_format_printf(6, 7);
 
-/* Fill e for a rejection; @return -1 so that callers can "return fail(...)". */
+/* Fill e for a rejection; @return -1 so that callers can "return pa_fail(...)". */
 static int
-fail(struct pfcp_err *e, uint8_t cause, uint16_t ie, uint8_t rule_type, uint32_t rule_id,
-     const char *fmt, ...)
+pa_fail(struct pfcp_err *e, uint8_t cause, uint16_t ie, uint8_t rule_type, uint32_t rule_id,
+	const char *fmt, ...)
 {
 	va_list ap;
 
@@ -1761,10 +1761,10 @@ pdr_set_pdi(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pfc
 		int ni = ni_find(a, src->ni_name);
 
 		if (ni < 0)
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_NETWORK_INSTANCE,
-				    PFCP_RULE_PDR, dst->id,
-				    "PDR %u: network instance \"%s\" is not configured", dst->id,
-				    src->ni_name);
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_NETWORK_INSTANCE,
+				       PFCP_RULE_PDR, dst->id,
+				       "PDR %u: network instance \"%s\" is not configured", dst->id,
+				       src->ni_name);
 		dst->ni = (uint8_t)ni;
 	} else {
 		dst->ni = ni_of_ue(a, dst);
@@ -1784,9 +1784,9 @@ far_set_ni(const struct pa_agent *a, struct upf_far_conf *dst, const struct pfcp
 	}
 	ni = ni_find(a, src->ni_name);
 	if (ni < 0)
-		return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_NETWORK_INSTANCE, PFCP_RULE_FAR,
-			    dst->id, "FAR %u: network instance \"%s\" is not configured", dst->id,
-			    src->ni_name);
+		return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_NETWORK_INSTANCE, PFCP_RULE_FAR,
+			       dst->id, "FAR %u: network instance \"%s\" is not configured",
+			       dst->id, src->ni_name);
 	dst->ni = (uint8_t)ni;
 	return 0;
 }
@@ -1810,13 +1810,13 @@ apply_creates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, u
 		const struct pfcp_far *f = &m->create_far[i];
 
 		if (f->present & PFCP_FAR_DUPL)
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_DUPLICATING_PARAMS,
-				    PFCP_RULE_FAR, f->c.id,
-				    "FAR %u: duplicating parameters are not supported", f->c.id);
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_DUPLICATING_PARAMS,
+				       PFCP_RULE_FAR, f->c.id,
+				       "FAR %u: duplicating parameters are not supported", f->c.id);
 		if (far_find(w, f->c.id) >= 0 || w->c.n_far >= UPF_MAX_FAR)
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_CREATE_FAR, PFCP_RULE_FAR,
-				    f->c.id, "FAR %u: %s", f->c.id,
-				    w->c.n_far >= UPF_MAX_FAR ? "too many FARs" : "id in use");
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_CREATE_FAR,
+				       PFCP_RULE_FAR, f->c.id, "FAR %u: %s", f->c.id,
+				       w->c.n_far >= UPF_MAX_FAR ? "too many FARs" : "id in use");
 		w->far[w->c.n_far] = f->c;
 		if (far_set_ni(a, &w->far[w->c.n_far], f, e) != 0)
 			return -1;
@@ -1826,9 +1826,9 @@ apply_creates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, u
 		const struct pfcp_qer *q = &m->create_qer[i];
 
 		if (qer_find(w, q->c.id) >= 0 || w->c.n_qer >= UPF_MAX_QER)
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_CREATE_QER, PFCP_RULE_QER,
-				    q->c.id, "QER %u: %s", q->c.id,
-				    w->c.n_qer >= UPF_MAX_QER ? "too many QERs" : "id in use");
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_CREATE_QER,
+				       PFCP_RULE_QER, q->c.id, "QER %u: %s", q->c.id,
+				       w->c.n_qer >= UPF_MAX_QER ? "too many QERs" : "id in use");
 		w->qer[w->c.n_qer++] = q->c;
 	}
 	for (i = 0; i < m->n_create_urr; i++) {
@@ -1836,9 +1836,9 @@ apply_creates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, u
 		unsigned int k = w->c.n_urr;
 
 		if (urr_index(&w->c, u->c.id) >= 0 || k >= UPF_MAX_URR)
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_CREATE_URR, PFCP_RULE_URR,
-				    u->c.id, "URR %u: %s", u->c.id,
-				    k >= UPF_MAX_URR ? "too many URRs" : "id in use");
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_CREATE_URR,
+				       PFCP_RULE_URR, u->c.id, "URR %u: %s", u->c.id,
+				       k >= UPF_MAX_URR ? "too many URRs" : "id in use");
 		w->urr[k] = u->c;
 		ust_init(a, &w->ust[k], ntp);
 		w->urr_new[k] = true;
@@ -1849,9 +1849,9 @@ apply_creates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, u
 		unsigned int k = w->c.n_pdr;
 
 		if (pdr_find(w, p->c.id) >= 0 || k >= UPF_MAX_PDR)
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_CREATE_PDR, PFCP_RULE_PDR,
-				    p->c.id, "PDR %u: %s", p->c.id,
-				    k >= UPF_MAX_PDR ? "too many PDRs" : "id in use");
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_CREATE_PDR,
+				       PFCP_RULE_PDR, p->c.id, "PDR %u: %s", p->c.id,
+				       k >= UPF_MAX_PDR ? "too many PDRs" : "id in use");
 		w->pdr[k] = p->c;
 		if (pdr_set_pdi(a, &w->pdr[k], p, e) != 0)
 			return -1;
@@ -1896,27 +1896,27 @@ apply_removes(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, u
 	for (i = 0; i < m->n_remove_pdr; i++) {
 		k = pdr_find(w, m->remove_pdr[i]);
 		if (k < 0)
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_REMOVE_PDR, PFCP_RULE_PDR,
-				    m->remove_pdr[i], "Remove PDR %u: no such PDR",
-				    m->remove_pdr[i]);
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_REMOVE_PDR,
+				       PFCP_RULE_PDR, m->remove_pdr[i],
+				       "Remove PDR %u: no such PDR", m->remove_pdr[i]);
 		REMOVE_AT(w->pdr, w->c.n_pdr, k);
 		w->c.n_pdr--;
 	}
 	for (i = 0; i < m->n_remove_far; i++) {
 		k = far_find(w, m->remove_far[i]);
 		if (k < 0)
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_REMOVE_FAR, PFCP_RULE_FAR,
-				    m->remove_far[i], "Remove FAR %u: no such FAR",
-				    m->remove_far[i]);
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_REMOVE_FAR,
+				       PFCP_RULE_FAR, m->remove_far[i],
+				       "Remove FAR %u: no such FAR", m->remove_far[i]);
 		REMOVE_AT(w->far, w->c.n_far, k);
 		w->c.n_far--;
 	}
 	for (i = 0; i < m->n_remove_qer; i++) {
 		k = qer_find(w, m->remove_qer[i]);
 		if (k < 0)
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_REMOVE_QER, PFCP_RULE_QER,
-				    m->remove_qer[i], "Remove QER %u: no such QER",
-				    m->remove_qer[i]);
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_REMOVE_QER,
+				       PFCP_RULE_QER, m->remove_qer[i],
+				       "Remove QER %u: no such QER", m->remove_qer[i]);
 		REMOVE_AT(w->qer, w->c.n_qer, k);
 		w->c.n_qer--;
 		pdrs_forget(w, m->remove_qer[i], false);
@@ -1926,9 +1926,9 @@ apply_removes(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, u
 
 		k = urr_index(&w->c, m->remove_urr[i]);
 		if (k < 0)
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_REMOVE_URR, PFCP_RULE_URR,
-				    m->remove_urr[i], "Remove URR %u: no such URR",
-				    m->remove_urr[i]);
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_REMOVE_URR,
+				       PFCP_RULE_URR, m->remove_urr[i],
+				       "Remove URR %u: no such URR", m->remove_urr[i]);
 		usage_read(a, w->c.up_seid, w->urr[k].id, &u);
 		usage_report(a, w->c.up_seid, &w->urr[k], &w->ust[k], &u, PFCP_URT_TERMR, ntp,
 			     &rep[(*n_rep)++]);
@@ -1955,8 +1955,9 @@ apply_updates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, b
 
 		k = pdr_find(w, p->c.id);
 		if (k < 0)
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UPDATE_PDR, PFCP_RULE_PDR,
-				    p->c.id, "Update PDR %u: no such PDR", p->c.id);
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UPDATE_PDR,
+				       PFCP_RULE_PDR, p->c.id, "Update PDR %u: no such PDR",
+				       p->c.id);
 		d = &w->pdr[k];
 		if (p->present & PFCP_PDR_PRECEDENCE)
 			d->precedence = p->c.precedence;
@@ -1988,12 +1989,13 @@ apply_updates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, b
 
 		k = far_find(w, f->c.id);
 		if (k < 0)
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UPDATE_FAR, PFCP_RULE_FAR,
-				    f->c.id, "Update FAR %u: no such FAR", f->c.id);
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UPDATE_FAR,
+				       PFCP_RULE_FAR, f->c.id, "Update FAR %u: no such FAR",
+				       f->c.id);
 		if (f->present & PFCP_FAR_DUPL)
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UPDATE_DUPLICATING_PARAMS,
-				    PFCP_RULE_FAR, f->c.id,
-				    "FAR %u: duplicating parameters are not supported", f->c.id);
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE,
+				       PFCP_IE_UPDATE_DUPLICATING_PARAMS, PFCP_RULE_FAR, f->c.id,
+				       "FAR %u: duplicating parameters are not supported", f->c.id);
 		d = &w->far[k];
 		old = d->apply;
 		if (f->present & PFCP_FAR_APPLY)
@@ -2017,8 +2019,9 @@ apply_updates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, b
 
 		k = qer_find(w, q->c.id);
 		if (k < 0)
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UPDATE_QER, PFCP_RULE_QER,
-				    q->c.id, "Update QER %u: no such QER", q->c.id);
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UPDATE_QER,
+				       PFCP_RULE_QER, q->c.id, "Update QER %u: no such QER",
+				       q->c.id);
 		d = &w->qer[k];
 		if (q->present & PFCP_QER_GATE) {
 			d->gate_ul_closed = q->c.gate_ul_closed;
@@ -2043,8 +2046,9 @@ apply_updates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, b
 
 		k = urr_index(&w->c, u->c.id);
 		if (k < 0)
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UPDATE_URR, PFCP_RULE_URR,
-				    u->c.id, "Update URR %u: no such URR", u->c.id);
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UPDATE_URR,
+				       PFCP_RULE_URR, u->c.id, "Update URR %u: no such URR",
+				       u->c.id);
 		d = &w->urr[k];
 		if (u->present & PFCP_URR_METHOD)
 			d->method = u->c.method;
@@ -2088,98 +2092,100 @@ validate(const struct pa_agent *a, const struct pa_work *w, struct pfcp_err *e)
 			!!(f->apply & UPF_FAR_BUFF);
 
 		if (f->apply & UPF_FAR_DUPL)
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_APPLY_ACTION, PFCP_RULE_FAR,
-				    f->id, "FAR %u: DUPL (duplicating) is not supported", f->id);
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_APPLY_ACTION,
+				       PFCP_RULE_FAR, f->id,
+				       "FAR %u: DUPL (duplicating) is not supported", f->id);
 		if (acts > 1 || (acts == 0 && !(f->apply & UPF_FAR_NOCP)))
-			return fail(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_APPLY_ACTION,
-				    PFCP_RULE_NONE, 0,
-				    "FAR %u: Apply Action 0x%02x needs one of DROP, FORW, BUFF",
-				    f->id, f->apply);
+			return pa_fail(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_APPLY_ACTION,
+				       PFCP_RULE_NONE, 0,
+				       "FAR %u: Apply Action 0x%02x needs one of DROP, FORW, BUFF",
+				       f->id, f->apply);
 		if (!(f->apply & UPF_FAR_FORW))
 			continue;
 		if ((f->ohc & ~ohc_ok) != 0 || f->ohc == ohc_ok)
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_OUTER_HEADER_CREATION,
-				    PFCP_RULE_FAR, f->id,
-				    "FAR %u: outer header creation 0x%04x is not supported", f->id,
-				    f->ohc);
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_OUTER_HEADER_CREATION,
+				       PFCP_RULE_FAR, f->id,
+				       "FAR %u: outer header creation 0x%04x is not supported",
+				       f->id, f->ohc);
 		if ((f->ohc == UPF_OHC_GTPU_UDP_IPV4 && f->ohc_peer.af != 4) ||
 		    (f->ohc == UPF_OHC_GTPU_UDP_IPV6 && f->ohc_peer.af != 6))
-			return fail(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
-				    PFCP_IE_OUTER_HEADER_CREATION, PFCP_RULE_NONE, 0,
-				    "FAR %u: outer header creation without a peer address of its family",
-				    f->id);
+			return pa_fail(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT,
+				       PFCP_IE_OUTER_HEADER_CREATION, PFCP_RULE_NONE, 0,
+				       "FAR %u: outer header creation without a peer address of its family",
+				       f->id);
 		if ((f->ohc == UPF_OHC_GTPU_UDP_IPV4 && !a->uc.has_n3_ipv4) ||
 		    (f->ohc == UPF_OHC_GTPU_UDP_IPV6 && !a->uc.has_n3_ipv6))
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_OUTER_HEADER_CREATION,
-				    PFCP_RULE_FAR, f->id,
-				    "FAR %u: GTP-U over IPv%c and [upf] has no n3_ipv%c", f->id,
-				    f->ohc == UPF_OHC_GTPU_UDP_IPV4 ? '4' : '6',
-				    f->ohc == UPF_OHC_GTPU_UDP_IPV4 ? '4' : '6');
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_OUTER_HEADER_CREATION,
+				       PFCP_RULE_FAR, f->id,
+				       "FAR %u: GTP-U over IPv%c and [upf] has no n3_ipv%c", f->id,
+				       f->ohc == UPF_OHC_GTPU_UDP_IPV4 ? '4' : '6',
+				       f->ohc == UPF_OHC_GTPU_UDP_IPV4 ? '4' : '6');
 		if (f->ohc == 0 && f->dst_iface == UPF_IF_ACCESS)
-			return fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
-				    PFCP_IE_OUTER_HEADER_CREATION, PFCP_RULE_NONE, 0,
-				    "FAR %u forwards to the access side without outer header creation",
-				    f->id);
+			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
+				       PFCP_IE_OUTER_HEADER_CREATION, PFCP_RULE_NONE, 0,
+				       "FAR %u forwards to the access side without outer header creation",
+				       f->id);
 	}
 	for (i = 0; i < w->c.n_qer; i++)
 		if (w->qer[i].has_qfi && w->qer[i].qfi > 63)
-			return fail(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_QFI,
-				    PFCP_RULE_NONE, 0, "QER %u: QFI %u", w->qer[i].id,
-				    w->qer[i].qfi);
+			return pa_fail(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_QFI,
+				       PFCP_RULE_NONE, 0, "QER %u: QFI %u", w->qer[i].id,
+				       w->qer[i].qfi);
 	for (i = 0; i < w->c.n_urr; i++) {
 		const struct upf_urr_conf *u = &w->urr[i];
 
 		if ((u->triggers & UPF_RT_PERIO) && u->period_s == 0)
-			return fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
-				    PFCP_IE_MEASUREMENT_PERIOD, PFCP_RULE_NONE, 0,
-				    "URR %u: PERIO without a measurement period", u->id);
+			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
+				       PFCP_IE_MEASUREMENT_PERIOD, PFCP_RULE_NONE, 0,
+				       "URR %u: PERIO without a measurement period", u->id);
 		if ((u->triggers & UPF_RT_VOLTH) && !u->has_vol_thresh)
-			return fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_VOLUME_THRESHOLD,
-				    PFCP_RULE_NONE, 0, "URR %u: VOLTH without a volume threshold",
-				    u->id);
+			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
+				       PFCP_IE_VOLUME_THRESHOLD, PFCP_RULE_NONE, 0,
+				       "URR %u: VOLTH without a volume threshold", u->id);
 		if ((u->triggers & UPF_RT_VOLQU) && !u->has_vol_quota)
-			return fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_VOLUME_QUOTA,
-				    PFCP_RULE_NONE, 0, "URR %u: VOLQU without a volume quota",
-				    u->id);
+			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_VOLUME_QUOTA,
+				       PFCP_RULE_NONE, 0, "URR %u: VOLQU without a volume quota",
+				       u->id);
 		if ((u->triggers & UPF_RT_TIMTH) && !u->has_time_thresh)
-			return fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_TIME_THRESHOLD,
-				    PFCP_RULE_NONE, 0, "URR %u: TIMTH without a time threshold",
-				    u->id);
+			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_TIME_THRESHOLD,
+				       PFCP_RULE_NONE, 0, "URR %u: TIMTH without a time threshold",
+				       u->id);
 	}
 	for (i = 0; i < w->c.n_pdr; i++) {
 		const struct upf_pdr_conf *p = &w->pdr[i];
 
 		if (p->src_iface != UPF_IF_ACCESS && p->src_iface != UPF_IF_CORE &&
 		    p->src_iface != UPF_IF_SGI_LAN)
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_SOURCE_INTERFACE,
-				    PFCP_RULE_PDR, p->id,
-				    "PDR %u: source interface %u is not supported", p->id,
-				    p->src_iface);
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_SOURCE_INTERFACE,
+				       PFCP_RULE_PDR, p->id,
+				       "PDR %u: source interface %u is not supported", p->id,
+				       p->src_iface);
 		if (!p->has_far)
-			return fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_FAR_ID,
-				    PFCP_RULE_NONE, 0, "PDR %u has no FAR ID", p->id);
+			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_FAR_ID,
+				       PFCP_RULE_NONE, 0, "PDR %u has no FAR ID", p->id);
 		if (far_find(w, p->far_id) < 0)
-			return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_FAR_ID, PFCP_RULE_PDR,
-				    p->id, "PDR %u names FAR %u, which the session does not have",
-				    p->id, p->far_id);
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_FAR_ID, PFCP_RULE_PDR,
+				       p->id,
+				       "PDR %u names FAR %u, which the session does not have",
+				       p->id, p->far_id);
 		for (j = 0; j < p->n_qer; j++)
 			if (qer_find(w, p->qer_id[j]) < 0)
-				return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_QER_ID,
-					    PFCP_RULE_PDR, p->id,
-					    "PDR %u names QER %u, which the session does not have",
-					    p->id, p->qer_id[j]);
+				return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_QER_ID,
+					       PFCP_RULE_PDR, p->id,
+					       "PDR %u names QER %u, which the session does not have",
+					       p->id, p->qer_id[j]);
 		for (j = 0; j < p->n_urr; j++)
 			if (urr_index(&w->c, p->urr_id[j]) < 0)
-				return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_URR_ID,
-					    PFCP_RULE_PDR, p->id,
-					    "PDR %u names URR %u, which the session does not have",
-					    p->id, p->urr_id[j]);
+				return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_URR_ID,
+					       PFCP_RULE_PDR, p->id,
+					       "PDR %u names URR %u, which the session does not have",
+					       p->id, p->urr_id[j]);
 		if (p->has_qfi && p->qfi > 63)
-			return fail(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_QFI,
-				    PFCP_RULE_NONE, 0, "PDR %u: QFI %u", p->id, p->qfi);
+			return pa_fail(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_QFI,
+				       PFCP_RULE_NONE, 0, "PDR %u: QFI %u", p->id, p->qfi);
 		if (p->has_fteid && !(w->choose & (1u << i)) && p->teid == 0)
-			return fail(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_F_TEID,
-				    PFCP_RULE_NONE, 0, "PDR %u: F-TEID with TEID 0", p->id);
+			return pa_fail(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_F_TEID,
+				       PFCP_RULE_NONE, 0, "PDR %u: F-TEID with TEID 0", p->id);
 	}
 	return 0;
 }
@@ -2233,10 +2239,10 @@ choose_teids(struct pa_agent *a, struct pa_work *w, struct pfcp_created_pdr *out
 			want4 = want4 && a->uc.has_n3_ipv4;
 			want6 = want6 && a->uc.has_n3_ipv6;
 			if (!want4 && !want6)
-				return fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_F_TEID,
-					    PFCP_RULE_PDR, p->id,
-					    "PDR %u: CHOOSE for an address family [upf] has no N3 address of",
-					    p->id);
+				return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_F_TEID,
+					       PFCP_RULE_PDR, p->id,
+					       "PDR %u: CHOOSE for an address family [upf] has no N3 address of",
+					       p->id);
 			p->teid = teid_alloc(a);
 			memset(&p->fteid4, 0, sizeof(p->fteid4));
 			memset(&p->fteid6, 0, sizeof(p->fteid6));
@@ -2271,7 +2277,7 @@ store_fail(struct pa_agent *a, const struct pa_work *w, int rc, const char *msg,
 	unsigned int i, k;
 
 	if (rc == -ENOSPC || rc == -ENOMEM) {
-		fail(e, PFCP_CAUSE_NO_RESOURCES, 0, PFCP_RULE_NONE, 0, "%s", msg);
+		pa_fail(e, PFCP_CAUSE_NO_RESOURCES, 0, PFCP_RULE_NONE, 0, "%s", msg);
 		return;
 	}
 	for (i = 0; rc == -EEXIST && i < w->c.n_pdr; i++) {
@@ -2281,8 +2287,8 @@ store_fail(struct pa_agent *a, const struct pa_work *w, int rc, const char *msg,
 
 		if (p->has_fteid && rte_hash_lookup_data(a->st->teid, &p->teid, &d) >= 0 &&
 		    ((const struct upf_sess_dp *)d)->up_seid != w->c.up_seid) {
-			fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_F_TEID, PFCP_RULE_PDR, p->id,
-			     "PDR %u: TEID 0x%08x is another session's", p->id, p->teid);
+			pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_F_TEID, PFCP_RULE_PDR, p->id,
+				"PDR %u: TEID 0x%08x is another session's", p->id, p->teid);
 			return;
 		}
 		for (k = 0; k < 2; k++) {
@@ -2296,14 +2302,14 @@ store_fail(struct pa_agent *a, const struct pa_work *w, int rc, const char *msg,
 			memcpy(key.a, ue[k]->a, ue[k]->af == 4 ? 4 : 8);
 			if (rte_hash_lookup_data(a->st->ue, &key, &d) >= 0 &&
 			    ((const struct upf_sess_dp *)d)->up_seid != w->c.up_seid) {
-				fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS,
-				     PFCP_RULE_PDR, p->id,
-				     "PDR %u: the UE address is another session's", p->id);
+				pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS,
+					PFCP_RULE_PDR, p->id,
+					"PDR %u: the UE address is another session's", p->id);
 				return;
 			}
 		}
 	}
-	fail(e, PFCP_CAUSE_RULE_FAILURE, 0, PFCP_RULE_NONE, 0, "%s", msg);
+	pa_fail(e, PFCP_CAUSE_RULE_FAILURE, 0, PFCP_RULE_NONE, 0, "%s", msg);
 }
 
 /* ---- Requests and their responses --------------------------------------- */
@@ -2578,18 +2584,18 @@ on_sess_est(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 	r.seid = (m->present & PFCP_M_CP_FSEID) ? m->cp_fseid.seid : 0;
 	as = assoc_by_ip(a, &rq->ip);
 	if (as < 0) {
-		fail(&e, PFCP_CAUSE_NO_ASSOCIATION, 0, PFCP_RULE_NONE, 0, "no association");
+		pa_fail(&e, PFCP_CAUSE_NO_ASSOCIATION, 0, PFCP_RULE_NONE, 0, "no association");
 		goto reply;
 	}
 	if (!(m->present & PFCP_M_CP_FSEID)) {
-		fail(&e, PFCP_CAUSE_MANDATORY_IE_MISSING, PFCP_IE_F_SEID, PFCP_RULE_NONE, 0,
-		     "no CP F-SEID");
+		pa_fail(&e, PFCP_CAUSE_MANDATORY_IE_MISSING, PFCP_IE_F_SEID, PFCP_RULE_NONE, 0,
+			"no CP F-SEID");
 		goto reply;
 	}
 	idx = sess_idx_get(a);
 	if (idx == PA_NONE) {
-		fail(&e, PFCP_CAUSE_NO_RESOURCES, 0, PFCP_RULE_NONE, 0, "max_sessions (%u) reached",
-		     a->max_sess);
+		pa_fail(&e, PFCP_CAUSE_NO_RESOURCES, 0, PFCP_RULE_NONE, 0,
+			"max_sessions (%u) reached", a->max_sess);
 		goto reply;
 	}
 	memset(&w->c, 0, sizeof(w->c));
@@ -2606,7 +2612,7 @@ on_sess_est(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 		goto reply;
 	s = sess_alloc(a, w);
 	if (s == NULL) {
-		fail(&e, PFCP_CAUSE_NO_RESOURCES, 0, PFCP_RULE_NONE, 0, "out of memory");
+		pa_fail(&e, PFCP_CAUSE_NO_RESOURCES, 0, PFCP_RULE_NONE, 0, "out of memory");
 		goto reply;
 	}
 	rc = publish(a, w, w->ust, &qd, err, sizeof(err));
@@ -2657,13 +2663,13 @@ req_sess(struct pa_agent *a, const struct pa_req *rq, struct pfcp_sess_resp *r, 
 	int as = assoc_by_ip(a, &rq->ip);
 
 	if (as < 0) {
-		fail(e, PFCP_CAUSE_NO_ASSOCIATION, 0, PFCP_RULE_NONE, 0, "no association");
+		pa_fail(e, PFCP_CAUSE_NO_ASSOCIATION, 0, PFCP_RULE_NONE, 0, "no association");
 		r->seid = s != NULL ? s->c.cp_seid : 0;
 		return NULL;
 	}
 	if (s == NULL || s->assoc != as) {
-		fail(e, PFCP_CAUSE_SESSION_NOT_FOUND, 0, PFCP_RULE_NONE, 0, "no session 0x%" PRIx64,
-		     rq->h.seid);
+		pa_fail(e, PFCP_CAUSE_SESSION_NOT_FOUND, 0, PFCP_RULE_NONE, 0,
+			"no session 0x%" PRIx64, rq->h.seid);
 		r->seid = 0;
 		return NULL;
 	}
@@ -2725,8 +2731,9 @@ on_sess_mod(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 			struct upf_usage u;
 
 			if (k < 0) {
-				fail(&e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_QUERY_URR, PFCP_RULE_URR,
-				     m->query_urr[i], "Query URR %u: no such URR", m->query_urr[i]);
+				pa_fail(&e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_QUERY_URR,
+					PFCP_RULE_URR, m->query_urr[i], "Query URR %u: no such URR",
+					m->query_urr[i]);
 				goto reply;
 			}
 			if (n_rep == PA_MAX_REPORTS)
@@ -2738,7 +2745,7 @@ on_sess_mod(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 	}
 	ns = sess_alloc(a, w);
 	if (ns == NULL) {
-		fail(&e, PFCP_CAUSE_NO_RESOURCES, 0, PFCP_RULE_NONE, 0, "out of memory");
+		pa_fail(&e, PFCP_CAUSE_NO_RESOURCES, 0, PFCP_RULE_NONE, 0, "out of memory");
 		goto reply;
 	}
 	rc = publish(a, w, w->ust, &qd, err, sizeof(err));
@@ -2890,8 +2897,8 @@ handle_msg(struct pa_agent *a, struct pa_req *rq, const uint8_t *buf, size_t len
 		return;
 	case PFCP_DEC_UNKNOWN:
 		if (rq->h.type == PFCP_PFD_MGMT_REQ || rq->h.type == PFCP_SESS_SET_DEL_REQ) {
-			fail(&e, PFCP_CAUSE_NOT_SUPPORTED, 0, PFCP_RULE_NONE, 0, "%s",
-			     "not supported");
+			pa_fail(&e, PFCP_CAUSE_NOT_SUPPORTED, 0, PFCP_RULE_NONE, 0, "%s",
+				"not supported");
 			reply_error(a, rq, 0, &e);
 		} else {
 			a->n.unknown_dropped++;

@@ -318,8 +318,8 @@ udp6_cksum(struct rte_ipv6_hdr *ip, struct rte_udp_hdr *udp)
  * @return 0, or -1 when the mbuf has no room (headroom) for the headers.
  */
 static inline int
-encap(struct rte_mbuf *m, struct lf_meta *meta, const struct upf_far_dp *far, uint8_t qfi,
-      unsigned int inner_off, unsigned int inner_len, uint8_t type)
+gtpu_encap(struct rte_mbuf *m, struct lf_meta *meta, const struct upf_far_dp *far, uint8_t qfi,
+	   unsigned int inner_off, unsigned int inner_len, uint8_t type)
 {
 	const bool v4 = (far->ohc & UPF_OHC_GTPU_UDP_IPV4) != 0;
 	const unsigned int ipl = v4 ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
@@ -692,7 +692,7 @@ ul_end_marker(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta,
 		upf_drop(b, m, UPF_DROP_END_MARKER);
 		return false;
 	}
-	if (encap(m, meta, far, 0, k->inner_off, 0, GTPU_END_MARKER) != 0) {
+	if (gtpu_encap(m, meta, far, 0, k->inner_off, 0, GTPU_END_MARKER) != 0) {
 		upf_drop(b, m, UPF_DROP_NO_HEADROOM);
 		return false;
 	}
@@ -761,8 +761,8 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 			continue;
 		if (far->ohc != 0) {
 			/* N9: on to the next UPF, in a tunnel of its own. */
-			if (encap(m, meta, far, qfi, k[i].inner_off, k[i].inner_len, GTPU_GPDU) !=
-			    0) {
+			if (gtpu_encap(m, meta, far, qfi, k[i].inner_off, k[i].inner_len,
+				       GTPU_GPDU) != 0) {
 				upf_drop(b, m, UPF_DROP_NO_HEADROOM);
 				continue;
 			}
@@ -850,7 +850,7 @@ upf_dl_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 			upf_drop(b, m, UPF_DROP_LOOP);
 			continue;
 		}
-		if (encap(m, meta, far, qfi, k[i].inner_off, k[i].inner_len, GTPU_GPDU) != 0) {
+		if (gtpu_encap(m, meta, far, qfi, k[i].inner_off, k[i].inner_len, GTPU_GPDU) != 0) {
 			upf_drop(b, m, UPF_DROP_NO_HEADROOM);
 			continue;
 		}

@@ -1281,8 +1281,8 @@ test_telemetry_params(void **state)
  * accepted answers and keep the UP SEIDs they carry. @return seconds.
  */
 static double
-blast(uint8_t *const *req, const uint16_t *len, unsigned int n, uint8_t resp_type, uint64_t *ups,
-      unsigned int *n_ok)
+rate_blast(uint8_t *const *req, const uint16_t *len, unsigned int n, uint8_t resp_type,
+	   uint64_t *ups, unsigned int *n_ok)
 {
 	static uint8_t ans[32][1024];
 	const unsigned int window = 512;
@@ -1392,7 +1392,7 @@ test_establish_rate(void **state)
 			est[i][PFCP_HDR_SEID_LEN - 3] = (uint8_t)(seq >> 8);
 			est[i][PFCP_HDR_SEID_LEN - 2] = (uint8_t)seq++;
 		}
-		s = blast(est, est_len, TOTAL, PFCP_SESS_EST_RESP, ups, &ok);
+		s = rate_blast(est, est_len, TOTAL, PFCP_SESS_EST_RESP, ups, &ok);
 		printf("[ INFO     ] round %u: %u Session Establishments (2 PDRs, 2 FARs, CHOOSE) "
 		       "in %.3f s: %.0f/s\n",
 		       round, TOTAL, s, TOTAL / s);
@@ -1406,7 +1406,7 @@ test_establish_rate(void **state)
 			assert_non_null(del[i]);
 			memcpy(del[i], wb, del_len[i]);
 		}
-		s = blast(del, del_len, TOTAL, PFCP_SESS_DEL_RESP, NULL, &ok);
+		s = rate_blast(del, del_len, TOTAL, PFCP_SESS_DEL_RESP, NULL, &ok);
 		printf("[ INFO     ] round %u: %u Session Deletions in %.3f s: %.0f/s\n", round,
 		       TOTAL, s, TOTAL / s);
 		assert_int_equal(ok, TOTAL);
