@@ -60,6 +60,11 @@ if [ "${free_pages:-0}" -lt "$HUGEPAGES" ]; then
 	echo "bench-upf.sh: $free_pages free 2 MiB hugepages, $HUGEPAGES needed (1M sessions with 4 PDRs): not enough memory to reserve them" >&2
 	exit 1
 fi
+# The tree the binary is built from, for the report.
+rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -n "$(git status --porcelain --untracked-files=no src include bench 2>/dev/null)" ]; then
+	rev="$rev+changes"
+fi
 if [ "$BUILD" = build ]; then
 	bench_build lanefwd-upfbench
 else
@@ -138,7 +143,7 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 echo "== $(($(date +%s) - start)) s in all" | tee -a "$out/run.txt"
 csv_merge "$work/csv" > "$out/results.csv"
-report=(--csv "$out/results.csv" --run "$out/run.txt"
+report=(--csv "$out/results.csv" --run "$out/run.txt" --rev "$rev"
 	--cmd "bench/bench-upf.sh (ROUNDS=$ROUNDS REPS=$REPS PACKETS=$PACKETS SESSIONS=$SESSIONS PDRS=$PDRS DISTS=$DISTS LCORE=$LCORE): $cmd")
 if [ "$quick" -eq 1 ]; then
 	/usr/bin/python3 bench/upf_report.py "${report[@]}" --summary-only || fail=1

@@ -229,13 +229,13 @@ def svg_plots(series, sessions, outdir):
     return files
 
 
-def report(rows, cells, run_txt, cmd, plot_rel, pics):
+def report(rows, cells, run_txt, cmd, plot_rel, pics, rev):
     sessions = sorted({k[0] for k in cells})
     pdrs = sorted({k[1] for k in cells})
     rounds = max(r["round"] for r in rows)
     reps = max(r["rep"] for r in rows) + 1
     out = [BEGIN, ""]
-    out.append(f"Run of {datetime.date.today().isoformat()}, commit `{git_rev()}`, "
+    out.append(f"Run of {datetime.date.today().isoformat()}, commit `{rev or git_rev()}`, "
                f"{rounds} round(s) of {reps} repetition(s). Command:")
     out += ["", "```", cmd, "```", ""]
     settings = [line.lstrip("# ").strip() for line in run_txt
@@ -365,6 +365,7 @@ def main():
     ap.add_argument("--csv", required=True)
     ap.add_argument("--run", required=True, help="the benchmark's printed output")
     ap.add_argument("--cmd", required=True, help="the command, as it goes in the doc")
+    ap.add_argument("--rev", help="the commit the binary was built from (default: HEAD now)")
     ap.add_argument("--doc")
     ap.add_argument("--plots", help="directory for the plot files")
     ap.add_argument("--summary-only", action="store_true", help="print the headlines only")
@@ -387,7 +388,7 @@ def main():
         run_txt = list(f)
     pics = plots(cells, a.plots)
     rel = os.path.relpath(a.plots, os.path.dirname(os.path.abspath(a.doc)) or ".")
-    text = report(rows, cells, run_txt, a.cmd, rel, pics)
+    text = report(rows, cells, run_txt, a.cmd, rel, pics, a.rev)
     if os.path.exists(a.doc):
         with open(a.doc) as f:
             doc = f.read()
