@@ -16,6 +16,7 @@
 #include <rte_hash.h>
 #include <rte_ip.h>
 #include <rte_meter.h>
+#include <rte_prefetch.h>
 #include <rte_ring.h>
 #include <rte_udp.h>
 
@@ -699,6 +700,41 @@ ul_end_marker(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta,
 	return true;
 }
 
+/*
+ * Bring the burst's session lines in before the per-packet loop, in three
+ * passes so that each pass's misses overlap across the burst: the objects'
+ * first lines, then the rule arrays they point to, then the worker's URR
+ * counters the URRs name.
+ */
+static inline void
+sess_prefetch(struct lf_burst *b, void *const *obj, unsigned int nk)
+{
+	const struct upf_urr_ctr *ctr = b->upf_wk->urr;
+	unsigned int i, j;
+
+	for (i = 0; i < nk; i++)
+		if (obj[i] != NULL)
+			rte_prefetch0(obj[i]);
+	for (i = 0; i < nk; i++) {
+		const struct upf_sess_dp *s = obj[i];
+
+		if (s == NULL)
+			continue;
+		rte_prefetch0(s->pdr);
+		rte_prefetch0(s->far);
+		rte_prefetch0(s->qer);
+		rte_prefetch0(s->urr);
+	}
+	for (i = 0; i < nk; i++) {
+		const struct upf_sess_dp *s = obj[i];
+
+		if (s == NULL)
+			continue;
+		for (j = 0; j < s->n_urr; j++)
+			rte_prefetch0(&ctr[s->urr[j].slot]);
+	}
+}
+
 uint16_t
 upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -714,6 +750,7 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 			keys[nk++] = &k[i].teid;
 	}
 	lookup_bulk(b->upf->teid, keys, obj, nk);
+	sess_prefetch(b, obj, nk);
 
 	for (i = 0, nk = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -827,6 +864,7 @@ upf_dl_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 			keys[nk++] = &key[i];
 	}
 	lookup_bulk(b->upf->ue, keys, obj, nk);
+	sess_prefetch(b, obj, nk);
 
 	for (i = 0, nk = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
