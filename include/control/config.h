@@ -148,8 +148,6 @@ struct lf_flow_conf {
 
 /** [network_instance NAME]: a DNN / APN and the UE pools routed to it. */
 #define LF_UPF_MAX_NI 16
-/** URR counter and QER meter slots the store holds per session of max_sessions. */
-#define LF_UPF_RULES_PER_SESSION 2
 #define LF_UPF_MAX_POOLS 8
 struct lf_upf_ni_conf {
 	char name[64]; /**< The Network Instance IE's text (e.g. "internet"). */
@@ -180,6 +178,13 @@ struct lf_upf_conf {
 	uint32_t buffer_packets; /**< BUFF: downlink packets held per session (default 64). */
 	uint32_t err_ind_pps; /**< Error Indications per second per worker (default 100). */
 	uint32_t heartbeat_s; /**< Heartbeat to associated peers; 0: none (default 0). */
+	/**
+	 * URR counter and QER meter slots the store holds, per session of
+	 * max_sessions, on average (default 2 each): what the sessions' rules
+	 * may use in all. A session beyond them is refused (Cause 73).
+	 */
+	uint32_t urrs_per_session;
+	uint32_t qers_per_session;
 	unsigned int n_ni;
 	struct lf_upf_ni_conf ni[LF_UPF_MAX_NI];
 };

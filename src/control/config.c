@@ -426,6 +426,10 @@ static const struct key_def upf_keys[] = {
 	       "downlink packets held per buffering session, 0 to 65536"),
 	K_UINT(lf_upf_conf, "err_ind_pps", err_ind_pps, 0, 1000000,
 	       "Error Indications per second per worker, 0 (none) to 1000000"),
+	K_UINT(lf_upf_conf, "urrs_per_session", urrs_per_session, 1, 16,
+	       "URR slots per session on average, 1 to 16"),
+	K_UINT(lf_upf_conf, "qers_per_session", qers_per_session, 1, 8,
+	       "QER slots per session on average, 1 to 8"),
 	K_UINT(lf_upf_conf, "heartbeat_s", heartbeat_s, 0, 3600,
 	       "seconds between Heartbeat Requests to peers, 0 (none) to 3600"),
 };
@@ -1166,6 +1170,8 @@ set_defaults(struct lf_config *cfg)
 	cfg->upf.max_sessions = 100000;
 	cfg->upf.buffer_packets = 64;
 	cfg->upf.err_ind_pps = 100;
+	cfg->upf.urrs_per_session = 2;
+	cfg->upf.qers_per_session = 2;
 }
 
 /*
@@ -1490,11 +1496,12 @@ config_free(struct lf_config *cfg)
  * bytes (measured: rte_malloc's use at start, 1M against 1 session, 245 MiB
  * with one worker, of which 208 the worker's slots), and a session's object
  * once established, about 430 bytes with 2 PDRs (upf_store_counts); per
- * worker, the URR counter and QER meter slots (LF_UPF_RULES_PER_SESSION of
- * each: 32 + 72 bytes).
+ * worker, the URR counter and QER meter slots ([upf] urrs_per_session and
+ * qers_per_session: 32 and 72 bytes each).
  */
 #define EST_UPF_SESSION (40 + 430)
-#define EST_UPF_WORKER_SESSION (LF_UPF_RULES_PER_SESSION * (32 + 72))
+#define EST_UPF_URR_SLOT 32
+#define EST_UPF_QER_SLOT 72
 /*
  * Per ACL rule: the highest of the ClassBench sets measured (ipc1 1k for
  * the built classifier, ipc1 1k and acl1 10k IPv6 for the build's peak),
@@ -1524,7 +1531,10 @@ config_mem_estimate(const struct lf_config *cfg, size_t acl4_rules, size_t acl6_
 		e->flow = (uint64_t)cfg->flow.entries * EST_FLOW_ENTRY * cfg->n_workers;
 	if (cfg->upf.enabled)
 		e->upf = (uint64_t)cfg->upf.max_sessions *
-			(EST_UPF_SESSION + (uint64_t)EST_UPF_WORKER_SESSION * cfg->n_workers);
+			(EST_UPF_SESSION +
+			 (uint64_t)cfg->n_workers *
+				 (cfg->upf.urrs_per_session * EST_UPF_URR_SLOT +
+				  cfg->upf.qers_per_session * EST_UPF_QER_SLOT));
 	e->total = e->fib4 + e->fib6 + e->acl4 + e->acl6 + e->flow + e->upf;
 	if (cfg->eal.memory_mb != 0)
 		e->limit = (uint64_t)cfg->eal.memory_mb * MIB;
@@ -1598,9 +1608,10 @@ upf_dump(const struct lf_upf_conf *u, FILE *f)
 		fprintf(f, "n3_ipv6 = %s\n", inet_ntop(AF_INET6, u->n3_ipv6, a, sizeof(a)));
 	fprintf(f,
 		"pfcp_addr = %s\npfcp_port = %u\nnode_id = %s\nmax_sessions = %u\n"
-		"buffer_packets = %u\nerr_ind_pps = %u\nheartbeat_s = %u\n",
+		"buffer_packets = %u\nerr_ind_pps = %u\nurrs_per_session = %u\n"
+		"qers_per_session = %u\nheartbeat_s = %u\n",
 		u->pfcp_addr, u->pfcp_port, u->node_id, u->max_sessions, u->buffer_packets,
-		u->err_ind_pps, u->heartbeat_s);
+		u->err_ind_pps, u->urrs_per_session, u->qers_per_session, u->heartbeat_s);
 	for (i = 0; i < u->n_ni; i++) {
 		fprintf(f, "\n[network_instance %s]\nue_pool =", u->ni[i].name);
 		for (k = 0; k < u->ni[i].n_pools; k++)

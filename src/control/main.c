@@ -131,9 +131,8 @@ upf_create(struct lf_app *a, char *err, size_t errlen)
 		return 0;
 	memset(&p, 0, sizeof(p));
 	p.max_sessions = u->max_sessions;
-	/* Room for a few rules of each kind per session (docs/upf.md). */
-	p.max_urrs = u->max_sessions * LF_UPF_RULES_PER_SESSION;
-	p.max_qers = u->max_sessions * LF_UPF_RULES_PER_SESSION;
+	p.max_urrs = u->max_sessions * u->urrs_per_session;
+	p.max_qers = u->max_sessions * u->qers_per_session;
 	p.n_workers = a->n_workers;
 	p.socket = port_lcore_socket(a->cfg.workers[0].lcore);
 	p.qsv = a->qsv;
