@@ -60,12 +60,16 @@ ipv4_cksum_ok(const struct rte_ipv4_hdr *ip, unsigned int ihl)
 }
 
 /*
- * The inner IP packet at p (avail bytes there): family, length, protocol,
- * ToS and ports. ue_is_src: the UE is the source (uplink).
+ * The inner IP packet at p (avail bytes there, at offset off of the frame):
+ * family, length, protocol, ToS and ports (source first; the caller orients
+ * them). An IPv6 packet's ports are read only when no extension header
+ * comes first. cksum: verify the IPv4 header checksum (the uplink's user
+ * packet; parse has checked a downlink packet's already).
  * @return 0 or -1 (malformed).
  */
-static inline int
-inner_parse(const uint8_t *p, unsigned int avail, unsigned int off, struct upf_pkt *k)
+static __rte_always_inline int
+inner_parse(const uint8_t *p, unsigned int avail, unsigned int off, struct upf_pkt *k,
+	    const bool cksum)
 {
 	unsigned int hl, tot;
 	const uint8_t *l4;
@@ -79,7 +83,8 @@ inner_parse(const uint8_t *p, unsigned int avail, unsigned int off, struct upf_p
 			return -1;
 		hl = (ip->version_ihl & 0xf) * 4u;
 		tot = rte_be_to_cpu_16(ip->total_length);
-		if (hl < sizeof(*ip) || tot < hl || tot > avail || !ipv4_cksum_ok(ip, hl))
+		if (hl < sizeof(*ip) || tot < hl || tot > avail ||
+		    (cksum && !ipv4_cksum_ok(ip, hl)))
 			return -1;
 		k->af = 4;
 		k->proto = ip->next_proto_id;
@@ -612,7 +617,7 @@ ul_check(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta, struct up
 		upf_drop(b, m, UPF_DROP_GTPU_NOT_GPDU);
 		return;
 	}
-	if (inner_parse(d + off, gtp_end - off, off, k) != 0) {
+	if (inner_parse(d + off, gtp_end - off, off, k, true) != 0) {
 		upf_drop(b, m, UPF_DROP_INNER_MALFORMED);
 		return;
 	}
@@ -629,10 +634,10 @@ dl_check(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta, struct up
 	const unsigned int len = rte_pktmbuf_data_len(m);
 
 	k->verdict = PKT_DROPPED;
-	/* Parse checked the header; inner_parse checks it again as a UE
-	 * packet (and gives the ports whatever the extension headers). */
+	/* Parse checked the header and its checksum; inner_parse gives what
+	 * the PDRs match on. */
 	if (meta->l3_off >= len ||
-	    inner_parse(d + meta->l3_off, len - meta->l3_off, meta->l3_off, k) != 0) {
+	    inner_parse(d + meta->l3_off, len - meta->l3_off, meta->l3_off, k, false) != 0) {
 		upf_drop(b, m, UPF_DROP_INNER_MALFORMED);
 		return;
 	}
