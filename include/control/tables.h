@@ -50,6 +50,17 @@ struct lf_table_src {
 int tables_load_files(const struct lf_config *cfg, struct lf_table_src *src, char *err,
 		      size_t errlen);
 
+/**
+ * Add the UPF's routes to src ([upf]: each N3 address, each network
+ * instance's UE pools, to next hops of the UPF's packet kinds past the
+ * configured ones). tables_load_files() calls it; a caller that builds src
+ * by hand calls it before tables_build().
+ * @return 0, or -errno with err naming the route file's line that has the
+ *         same prefix as a pool or an N3 address.
+ */
+int tables_add_upf_routes(const struct lf_config *cfg, struct lf_table_src *src, char *err,
+			  size_t errlen);
+
 /** Free what tables_load_files() read. */
 void tables_src_free(struct lf_table_src *src);
 

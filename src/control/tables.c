@@ -16,53 +16,6 @@
 #include "rewrite.h"
 #include "tables.h"
 
-int
-tables_load_files(const struct lf_config *cfg, struct lf_table_src *src, char *err, size_t errlen)
-{
-	uint8_t *defined;
-	unsigned int i;
-	long n = 0;
-
-	memset(src, 0, sizeof(*src));
-	defined = calloc(LF_FIB_MAX_NH, 1);
-	if (defined == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	for (i = 0; i < cfg->n_nexthops; i++)
-		defined[cfg->nexthops[i].id] = 1;
-	if (cfg->routes.ipv4[0] != '\0')
-		n = route_load(cfg->routes.ipv4, 4, defined, LF_FIB_MAX_NH, &src->r4, err, errlen);
-	if (n >= 0 && cfg->routes.ipv6[0] != '\0')
-		n = route_load(cfg->routes.ipv6, 6, defined, LF_FIB_MAX_NH, &src->r6, err, errlen);
-	free(defined);
-	if (n >= 0 && cfg->acl.ipv4[0] != '\0')
-		n = acl_load(cfg->acl.ipv4, &src->acl, err, errlen);
-	if (n >= 0 && cfg->acl.ipv6[0] != '\0')
-		n = acl6_load(cfg->acl.ipv6, &src->acl6, err, errlen);
-	if (n >= 0) {
-		/* Refuse tables that cannot fit before anything is built. */
-		struct lf_mem_estimate est;
-
-		config_mem_estimate(cfg, src->acl.n, src->acl6.n, &est);
-		n = config_mem_check(cfg, &est, err, errlen);
-	}
-	if (n < 0) {
-		tables_src_free(src);
-		return (int)n;
-	}
-	return 0;
-}
-
-void
-tables_src_free(struct lf_table_src *src)
-{
-	route_table_free(&src->r4);
-	route_table_free(&src->r6);
-	acl_rule_set_free(&src->acl);
-	acl6_rule_set_free(&src->acl6);
-}
-
 /* Next-hop ids one past the configured ones: where the UPF's entries go. */
 static uint32_t
 nh_base(const struct lf_config *cfg)
@@ -121,11 +74,12 @@ upf_route_add(struct lf_route_table *t, const char *file, int af, const uint8_t 
  * the downlink kind's. The FIB then sorts UPF traffic from routed traffic
  * in the lookup it makes anyway.
  */
-static int
-upf_routes(const struct lf_config *cfg, struct lf_table_src *src, uint32_t base, char *err,
-	   size_t errlen)
+int
+tables_add_upf_routes(const struct lf_config *cfg, struct lf_table_src *src, char *err,
+		      size_t errlen)
 {
 	const struct lf_upf_conf *u = &cfg->upf;
+	const uint32_t base = nh_base(cfg);
 	char what[160];
 	unsigned int i, k;
 	int ret = 0;
@@ -155,6 +109,55 @@ upf_routes(const struct lf_config *cfg, struct lf_table_src *src, uint32_t base,
 		}
 	}
 	return ret;
+}
+
+int
+tables_load_files(const struct lf_config *cfg, struct lf_table_src *src, char *err, size_t errlen)
+{
+	uint8_t *defined;
+	unsigned int i;
+	long n = 0;
+
+	memset(src, 0, sizeof(*src));
+	defined = calloc(LF_FIB_MAX_NH, 1);
+	if (defined == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < cfg->n_nexthops; i++)
+		defined[cfg->nexthops[i].id] = 1;
+	if (cfg->routes.ipv4[0] != '\0')
+		n = route_load(cfg->routes.ipv4, 4, defined, LF_FIB_MAX_NH, &src->r4, err, errlen);
+	if (n >= 0 && cfg->routes.ipv6[0] != '\0')
+		n = route_load(cfg->routes.ipv6, 6, defined, LF_FIB_MAX_NH, &src->r6, err, errlen);
+	free(defined);
+	if (n >= 0)
+		n = tables_add_upf_routes(cfg, src, err, errlen);
+	if (n >= 0 && cfg->acl.ipv4[0] != '\0')
+		n = acl_load(cfg->acl.ipv4, &src->acl, err, errlen);
+	if (n >= 0 && cfg->acl.ipv6[0] != '\0')
+		n = acl6_load(cfg->acl.ipv6, &src->acl6, err, errlen);
+	if (n >= 0) {
+		/* Refuse tables that cannot fit before anything is built. */
+		struct lf_mem_estimate est;
+
+		config_mem_estimate(cfg, src->acl.n, src->acl6.n, &est);
+		n = config_mem_check(cfg, &est, err, errlen);
+	}
+	if (n < 0) {
+		tables_src_free(src);
+		return (int)n;
+	}
+	return 0;
+}
+
+void
+tables_src_free(struct lf_table_src *src)
+{
+	route_table_free(&src->r4);
+	route_table_free(&src->r6);
+	acl_rule_set_free(&src->acl);
+	acl6_rule_set_free(&src->acl6);
 }
 
 /* Grow the next-hop table by the UPF's entries: no port, a kind to hand packets to. */
@@ -198,9 +201,6 @@ tables_build(const struct lf_config *cfg, struct lf_table_src *src,
 	}
 	t->gen = gen;
 	t->socket = socket;
-	ret = upf_routes(cfg, src, nh_base(cfg), err, errlen);
-	if (ret != 0)
-		goto fail;
 	ret = fib_init(&t->fib, &cfg->routes, socket, &src->r4, &src->r6, err, errlen);
 	if (ret != 0)
 		goto fail;

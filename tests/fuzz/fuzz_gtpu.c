@@ -291,6 +291,10 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	src.r4.r[1].nh = 1; /* default: the data network */
 	src.r6.n = src.r6.cap = 1;
 	src.r6.r[0].nh = 0; /* ::/0 toward the gNBs */
+	if (tables_add_upf_routes(&cfg, &src, err, sizeof(err)) != 0) {
+		fprintf(stderr, "fuzz_gtpu: %s\n", err);
+		abort();
+	}
 	for (i = 0; i < N_PORTS; i++)
 		memcpy(&macs[i], port_mac, 6);
 	tables = tables_build(&cfg, &src, macs, SOCKET_ID_ANY, 1, err, sizeof(err));

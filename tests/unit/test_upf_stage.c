@@ -176,6 +176,10 @@ group_setup(void **state)
 	src.r6.af = 6;
 	if (route(&src.r4, IP4(192, 168, 3, 0), 24, 0) != 0 || route(&src.r4, 0, 0, 1) != 0)
 		return -1;
+	if (tables_add_upf_routes(cfg, &src, err, sizeof(err)) != 0) {
+		fprintf(stderr, "tables_add_upf_routes: %s\n", err);
+		return -1;
+	}
 	for (i = 0; i < N_PORTS; i++)
 		memcpy(&macs[i], port_mac[i], 6);
 	tables = tables_build(cfg, &src, macs, SOCKET_ID_ANY, 1, err, sizeof(err));
