@@ -1161,9 +1161,7 @@ store_create(const struct lf_config *cfg, const struct opts *o, struct worker *w
 		return NULL;
 	w->b.upf = s;
 	w->b.upf_wk = &s->wk[0];
-	w->b.worker_index = 0;
 	w->b.upf_err_ind_cycles = u->err_ind_pps ? rte_get_tsc_hz() / u->err_ind_pps : 0;
-	w->b.upf_meter_hz = rte_get_tsc_hz();
 	return s;
 }
 

@@ -224,9 +224,7 @@ struct lf_burst {
 	/** The UPF's sessions (upf.h) and this worker's UPF state, or NULL without [upf]. */
 	const struct upf_store *upf;
 	struct upf_wk *upf_wk;
-	unsigned int worker_index;
 	uint64_t upf_err_ind_cycles; /**< TSC cycles between Error Indications; 0: none. */
-	uint64_t upf_meter_hz; /**< TSC rate, for the QER meters. */
 
 	/* Set by the loop for each burst. */
 	uint16_t rx_port; /**< Port index the burst came from. */

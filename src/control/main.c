@@ -149,9 +149,7 @@ upf_create(struct lf_app *a, char *err, size_t errlen)
 
 		b->upf = a->upf;
 		b->upf_wk = &a->upf->wk[i];
-		b->worker_index = i;
 		b->upf_err_ind_cycles = u->err_ind_pps ? rte_get_tsc_hz() / u->err_ind_pps : 0;
-		b->upf_meter_hz = rte_get_tsc_hz();
 	}
 	return 0;
 }

@@ -14,34 +14,11 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
+#include "cksum.h"
 #include "parse.h"
 #include "parse_fast.h"
 
 #define NO_DROP (-1)
-
-/*
- * One's complement sum of an IPv4 header (general parser). The common
- * 20-byte header is summed as five 32-bit words in a 64-bit accumulator (the
- * one's complement sum does not depend on word size or byte order); options
- * fall back to rte_raw_cksum.
- */
-static inline uint16_t
-ipv4_hdr_sum(const void *hdr, unsigned int ihl)
-{
-	uint32_t w[5];
-	uint64_t s;
-
-	if (unlikely(ihl != sizeof(struct rte_ipv4_hdr)))
-		return rte_raw_cksum(hdr, ihl);
-	/* The header is 2-byte aligned after Ethernet: copy, never cast. */
-	memcpy(w, hdr, sizeof(w));
-	s = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
-	s = (s & 0xffffffff) + (s >> 32);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
 
 static inline int
 parse_ipv4(struct rte_mbuf *m, const uint8_t *data, unsigned int len, struct lf_meta *meta,
@@ -77,7 +54,7 @@ parse_ipv4(struct rte_mbuf *m, const uint8_t *data, unsigned int len, struct lf_
 	default:
 		/* The port did not check it: a valid header sums to 0xffff. */
 		*sw_cksum = 1;
-		if (unlikely(ipv4_hdr_sum(ip, ihl) != 0xffff))
+		if (unlikely(lf_ipv4_hdr_sum(ip, ihl) != 0xffff))
 			return LF_DROP_BAD_CHECKSUM;
 	}
 	if (unlikely(ip->time_to_live <= 1))

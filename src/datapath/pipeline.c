@@ -62,10 +62,11 @@ kind_ip(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n
  * (decapsulated, encapsulated, or a GTP-U reply) is routed like any packet.
  * Packets lanefwd built keep their TTL (rewrite_flagged_burst).
  */
-static void
-kind_upf_ul(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
+static __rte_always_inline void
+kind_upf(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n,
+	 const lf_stage_fn upf_stage)
 {
-	n = upf_ul_burst(b, pkts, n);
+	n = upf_stage(b, pkts, n);
 	if (likely(n != 0))
 		n = fib_stage_burst(b, pkts, n);
 	if (likely(n != 0))
@@ -75,15 +76,15 @@ kind_upf_ul(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16
 }
 
 static void
+kind_upf_ul(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
+{
+	kind_upf(b, tx, pkts, n, upf_ul_burst);
+}
+
+static void
 kind_upf_dl(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
 {
-	n = upf_dl_burst(b, pkts, n);
-	if (likely(n != 0))
-		n = fib_stage_burst(b, pkts, n);
-	if (likely(n != 0))
-		n = rewrite_flagged_burst(b, pkts, n);
-	b->out = LF_OUT_MIXED;
-	pipeline_tx(b, tx, pkts, n);
+	kind_upf(b, tx, pkts, n, upf_dl_burst);
 }
 
 /* LF_KIND_OTHER: nothing handles it yet. */

@@ -20,6 +20,7 @@
 #include <rte_ring.h>
 #include <rte_udp.h>
 
+#include "cksum.h"
 #include "gtpu.h"
 #include "rewrite_pkt.h"
 #include "upf_stage.h"
@@ -52,13 +53,6 @@ upf_drop(struct lf_burst *b, struct rte_mbuf *m, enum upf_drop reason)
 	lf_burst_drop(b, m, LF_DROP_UPF);
 }
 
-/* Valid IPv4 header: sums to 0xffff with its checksum. */
-static inline bool
-ipv4_cksum_ok(const struct rte_ipv4_hdr *ip, unsigned int ihl)
-{
-	return rte_raw_cksum(ip, ihl) == 0xffff;
-}
-
 /*
  * The inner IP packet at p (avail bytes there, at offset off of the frame):
  * family, length, protocol, ToS and ports (source first; the caller orients
@@ -84,7 +78,7 @@ inner_parse(const uint8_t *p, unsigned int avail, unsigned int off, struct upf_p
 		hl = (ip->version_ihl & 0xf) * 4u;
 		tot = rte_be_to_cpu_16(ip->total_length);
 		if (hl < sizeof(*ip) || tot < hl || tot > avail ||
-		    (cksum && !ipv4_cksum_ok(ip, hl)))
+		    (cksum && lf_ipv4_hdr_sum(ip, hl) != 0xffff))
 			return -1;
 		k->af = 4;
 		k->proto = ip->next_proto_id;

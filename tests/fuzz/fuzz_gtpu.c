@@ -325,7 +325,6 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	w->b.upf = store;
 	w->b.upf_wk = &store->wk[0];
 	w->b.upf_err_ind_cycles = 1;
-	w->b.upf_meter_hz = rte_get_tsc_hz();
 	return 0;
 }
 

@@ -216,7 +216,6 @@ group_setup(void **state)
 	w->b.upf = store;
 	w->b.upf_wk = &store->wk[0];
 	w->b.upf_err_ind_cycles = 1; /* Every unknown TEID gets one here. */
-	w->b.upf_meter_hz = rte_get_tsc_hz();
 	return 0;
 }
 
