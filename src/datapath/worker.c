@@ -104,7 +104,7 @@ static void
 worker_from_ctrl(struct worker *w, struct rte_mbuf **pkts, uint16_t burst)
 {
 	struct lf_burst *b = &w->b;
-	const unsigned int n =
+	unsigned int n =
 		rte_ring_sc_dequeue_burst(b->upf_wk->from_ctrl, (void **)pkts, burst, NULL);
 	unsigned int i, k = 0;
 
@@ -112,25 +112,27 @@ worker_from_ctrl(struct worker *w, struct rte_mbuf **pkts, uint16_t burst)
 		struct rte_mbuf *m = pkts[i];
 
 		if (m->hash.usr == UPF_CTRL_DISCARD) {
-			const uint32_t why = m->hash.fdir.hi;
+			const uint32_t why = m->hash.fdir.hi < UPF_DROP_COUNT
+				? m->hash.fdir.hi
+				: UPF_DROP_BUFFER_DISCARD;
 
-			LF_STAT_ADD(b->upf_wk->stats
-					    .drops[why < UPF_DROP_COUNT ? why
-									: UPF_DROP_BUFFER_DISCARD],
-				    1);
+			LF_STAT_ADD(b->upf_wk->stats.drops[why], 1);
 			lf_burst_drop(b, m, LF_DROP_UPF);
 			continue;
 		}
 		pkts[k++] = m;
 	}
 	lf_burst_drops_flush(b);
-	if (k == 0)
-		return;
-	/* The port index the frame first came in on (upf_stage's to_ctrl). */
-	b->rx_port = (uint16_t)pkts[0]->hash.fdir.hi;
 	b->prefetch_distance = 0;
 	b->rx_tsc = rte_rdtsc();
-	pipeline_run(b, &w->tx, pkts, (uint16_t)k);
+	/* Each run of frames from one port as a burst of that port (the port
+	 * index they first came in on: upf_stage's to_ctrl). */
+	for (i = 0; i < k; i = n) {
+		b->rx_port = (uint16_t)pkts[i]->hash.fdir.hi;
+		for (n = i + 1; n < k && pkts[n]->hash.fdir.hi == b->rx_port; n++)
+			;
+		pipeline_run(b, &w->tx, pkts + i, (uint16_t)(n - i));
+	}
 }
 
 int
