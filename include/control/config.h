@@ -39,6 +39,25 @@ struct lf_rxq_conf {
 	uint16_t queue;
 };
 
+/** An interface address: [port] address, or a [nexthop] via. */
+struct lf_ip_addr {
+	uint8_t af; /**< 4 or 6. */
+	uint8_t plen; /**< Prefix length (of an interface address), 32/128 for a via. */
+	uint8_t a[16]; /**< Network order. */
+};
+
+#define LF_PORT_MAX_ADDRS 8 /**< Addresses of one port. */
+
+/**
+ * Where packets addressed to the router that the data plane does not answer
+ * itself go ([port] exception, docs/control-plane.md).
+ */
+enum lf_exception {
+	LF_EXC_NONE, /**< Nowhere: counted and dropped (no_exception). */
+	LF_EXC_TAP, /**< A kernel TAP mirror of the port (net_tap), lanefwd creates it. */
+	LF_EXC_KERNEL, /**< The port's own kernel interface (AF_XDP): the XDP program passes them. */
+};
+
 struct lf_port_conf {
 	char name[LF_NAME_LEN]; /**< NAME of [port NAME]. */
 	char section[64]; /**< The section as written, for errors. */
@@ -52,7 +71,22 @@ struct lf_port_conf {
 	uint16_t mtu;
 	bool has_mac;
 	struct rte_ether_addr mac;
+	/**
+	 * Accept every unicast MAC (a switch port). A routed port (no) takes
+	 * only frames to its own MAC, broadcast and the multicast groups it
+	 * joined; parse drops the rest as l2_not_ours.
+	 */
 	bool promiscuous;
+	unsigned int n_addrs; /**< [port] address: the router's own addresses here. */
+	struct lf_ip_addr addr[LF_PORT_MAX_ADDRS];
+	enum lf_exception exception; /**< Default none. */
+	/**
+	 * The kernel interface of the exception path: the TAP to create
+	 * (default lf-NAME), or for exception = kernel the AF_XDP port's own
+	 * interface (its iface= devarg). Also the interface netlink maps to
+	 * this port.
+	 */
+	char exception_if[16];
 };
 
 struct lf_worker_conf {
@@ -66,6 +100,14 @@ struct lf_worker_conf {
 struct lf_nexthop_conf {
 	uint32_t id;
 	uint16_t port; /**< Index into lf_config.ports. */
+	/**
+	 * via = ADDRESS: the next hop's IP address, its MAC resolved by ARP/ND
+	 * (neigh.h) rather than given; has_mac then false. A [nexthop] has mac
+	 * or via (or both: the MAC is then static and via only names it).
+	 */
+	bool has_mac;
+	bool has_via;
+	struct lf_ip_addr via;
 	struct rte_ether_addr dst_mac;
 	bool has_src_mac; /**< Otherwise the port's own MAC. */
 	struct rte_ether_addr src_mac;
@@ -87,6 +129,12 @@ struct lf_eal_conf {
 	 * an allow-list (docs/security.md).
 	 */
 	bool allow_unsafe_extra;
+	/**
+	 * pdump = yes (default): rte_pdump is initialised so that dpdk-dumpcap
+	 * and dpdk-pdump can capture on the ports. Needs shared config (not
+	 * in_memory).
+	 */
+	bool pdump;
 	int memory_line; /**< Line of [eal] memory, 0 if not set (for errors). */
 	int huge_line; /**< Line of [eal] huge, 0 if not set. */
 };
@@ -189,6 +237,57 @@ struct lf_upf_conf {
 	struct lf_upf_ni_conf ni[LF_UPF_MAX_NI];
 };
 
+/**
+ * [icmp]: what ICMP/ICMPv6 the data plane sends itself (docs/control-plane.md).
+ * Each kind can be turned off; all share one token bucket per worker.
+ */
+struct lf_icmp_conf {
+	bool echo; /**< Echo replies for the router's own addresses (default yes). */
+	bool time_exceeded; /**< On TTL / hop-limit expiry (default yes). */
+	bool unreachable; /**< Destination (network) unreachable on no route (default yes). */
+	bool frag_needed; /**< Fragmentation needed / packet too big over the egress MTU (default yes). */
+	uint32_t rate_pps; /**< Per worker, all kinds together (default 1000); 0: none sent. */
+	uint32_t burst; /**< Token bucket depth (default 100). */
+};
+
+/** [neighbour]: ARP / IPv6 ND (neigh.h). */
+struct lf_neigh_conf {
+	uint32_t max_entries; /**< Neighbours held (default 4096). */
+	uint32_t reachable_ms; /**< REACHABLE -> STALE after this (default 30000). */
+	uint32_t retrans_ms; /**< Between solicitations (default 1000). */
+	uint32_t retries; /**< Solicitations before FAILED (default 3). */
+	uint32_t queue_packets; /**< Held per unresolved neighbour (default 16). */
+	bool gratuitous; /**< Gratuitous ARP / unsolicited NA at start (default yes). */
+	uint32_t punt_pps; /**< ARP/ND frames per worker per second to the control thread (default 10000). */
+	uint32_t punt_burst; /**< Its token bucket depth (default 1000). */
+};
+
+/** [exception]: the punt path to the kernel ([port] exception). */
+struct lf_exception_conf {
+	uint32_t punt_pps; /**< Packets per worker per second to the kernel (default 20000). */
+	uint32_t punt_burst; /**< Its token bucket depth (default 2000). */
+};
+
+/** [prometheus]: the HTTP exporter (prom.h). */
+struct lf_prom_conf {
+	bool enabled; /**< The section is there. */
+	char addr[64]; /**< Numeric IPv4/IPv6 to listen on (default 127.0.0.1). */
+	uint16_t port; /**< Default 9469. */
+};
+
+/** [netlink]: routes and neighbours learnt from the kernel (netlink.h). */
+struct lf_netlink_conf {
+	bool enabled; /**< The section is there. */
+	uint32_t table; /**< Kernel routing table to follow (default 254, main). */
+	/**
+	 * On the same prefix, the route file's route wins (default, false) or
+	 * the kernel's (true): priority = file | kernel.
+	 */
+	bool kernel_wins;
+	uint32_t max_routes; /**< Kernel routes held at most (default 1000000). */
+	uint32_t max_nexthops; /**< Next hops they may use (default 1024). */
+};
+
 struct lf_config {
 	char path[LF_PATH_LEN];
 	struct lf_eal_conf eal;
@@ -197,6 +296,11 @@ struct lf_config {
 	struct lf_acl_conf acl;
 	struct lf_flow_conf flow;
 	struct lf_upf_conf upf;
+	struct lf_icmp_conf icmp;
+	struct lf_neigh_conf neigh;
+	struct lf_exception_conf exception;
+	struct lf_prom_conf prom;
+	struct lf_netlink_conf netlink;
 	unsigned int n_ports;
 	struct lf_port_conf ports[LF_MAX_PORTS];
 	unsigned int n_workers;

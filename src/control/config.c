@@ -375,6 +375,7 @@ static const struct key_def eal_keys[] = {
 	K_STR(lf_eal_conf, "extra", extra, "extra EAL arguments separated by spaces"),
 	K_BOOL(lf_eal_conf, "allow_unsafe_extra", allow_unsafe_extra,
 	       "yes or no (yes lets extra load code and write files: docs/security.md)"),
+	K_BOOL(lf_eal_conf, "pdump", pdump, "yes or no (capture with dpdk-dumpcap)"),
 };
 
 static const struct key_def pipeline_keys[] = {
@@ -452,6 +453,11 @@ static const struct key_def port_keys[] = {
 	K_UINT(lf_port_conf, "mtu", mtu, 68, 9600, "68 to 9600"),
 	K_SPECIAL("mac", "a MAC address such as 02:00:00:00:00:01"),
 	K_BOOL(lf_port_conf, "promiscuous", promiscuous, "yes or no"),
+	K_SPECIAL("address",
+		  "the router's addresses on this port, e.g. '10.0.1.1/24, 2001:db8:1::1/64'"),
+	K_SPECIAL("exception", "none, tap or kernel"),
+	K_STR(lf_port_conf, "exception_if", exception_if,
+	      "a kernel interface name, at most 15 characters"),
 };
 
 static const struct key_def worker_keys[] = {
@@ -462,6 +468,55 @@ static const struct key_def nexthop_keys[] = {
 	K_SPECIAL("port", "the name of a [port NAME] section"),
 	K_SPECIAL("mac", "the next hop's MAC address, e.g. 02:00:00:00:00:02"),
 	K_SPECIAL("src_mac", "source MAC to write, default the port's MAC"),
+	K_SPECIAL("via", "the next hop's IPv4 or IPv6 address, its MAC resolved by ARP/ND"),
+};
+
+static const struct key_def icmp_keys[] = {
+	K_BOOL(lf_icmp_conf, "echo", echo, "yes or no"),
+	K_BOOL(lf_icmp_conf, "time_exceeded", time_exceeded, "yes or no"),
+	K_BOOL(lf_icmp_conf, "unreachable", unreachable, "yes or no"),
+	K_BOOL(lf_icmp_conf, "frag_needed", frag_needed, "yes or no"),
+	K_UINT(lf_icmp_conf, "rate_pps", rate_pps, 0, 10000000,
+	       "ICMP messages per second per worker, 0 (none) to 10000000"),
+	K_UINT(lf_icmp_conf, "burst", burst, 1, 1000000, "token bucket depth, 1 to 1000000"),
+};
+
+static const struct key_def neigh_keys[] = {
+	K_UINT(lf_neigh_conf, "max_entries", max_entries, 16, 1u << 20,
+	       "neighbours, 16 to 1048576"),
+	K_UINT(lf_neigh_conf, "reachable_ms", reachable_ms, 1000, 3600000,
+	       "milliseconds, 1000 to 3600000"),
+	K_UINT(lf_neigh_conf, "retrans_ms", retrans_ms, 100, 60000, "milliseconds, 100 to 60000"),
+	K_UINT(lf_neigh_conf, "retries", retries, 1, 100, "1 to 100"),
+	K_UINT(lf_neigh_conf, "queue_packets", queue_packets, 0, 1024,
+	       "packets held per unresolved neighbour, 0 to 1024"),
+	K_BOOL(lf_neigh_conf, "gratuitous", gratuitous, "yes or no"),
+	K_UINT(lf_neigh_conf, "punt_pps", punt_pps, 1, 10000000,
+	       "ARP/ND frames per second per worker, 1 to 10000000"),
+	K_UINT(lf_neigh_conf, "punt_burst", punt_burst, 1, 1000000,
+	       "token bucket depth, 1 to 1000000"),
+};
+
+static const struct key_def exception_keys[] = {
+	K_UINT(lf_exception_conf, "punt_pps", punt_pps, 1, 10000000,
+	       "packets per second per worker to the kernel, 1 to 10000000"),
+	K_UINT(lf_exception_conf, "punt_burst", punt_burst, 1, 1000000,
+	       "token bucket depth, 1 to 1000000"),
+};
+
+static const struct key_def prom_keys[] = {
+	K_STR(lf_prom_conf, "address", addr, "a numeric IPv4 or IPv6 address to listen on"),
+	K_UINT(lf_prom_conf, "port", port, 1, 65535, "a TCP port, 1 to 65535"),
+};
+
+static const struct key_def netlink_keys[] = {
+	K_UINT(lf_netlink_conf, "table", table, 1, UINT32_MAX - 1,
+	       "a kernel routing table id (254 is main)"),
+	K_SPECIAL("priority", "file or kernel (whose route wins on the same prefix)"),
+	K_UINT(lf_netlink_conf, "max_routes", max_routes, 1, 1u << 24,
+	       "kernel routes held, 1 to 16777216"),
+	K_UINT(lf_netlink_conf, "max_nexthops", max_nexthops, 1, 16384,
+	       "next hops kernel routes may use, 1 to 16384"),
 };
 
 static void
@@ -645,6 +700,92 @@ valid_pci(const char *v)
 	return 0;
 }
 
+static int parse_ip(const char *v, int af, uint8_t *out);
+static int parse_prefix(const char *v, uint8_t *af, uint8_t *plen, uint8_t *a);
+
+/*
+ * An interface address "a/len" (host bits allowed: it is an address with
+ * its subnet): unicast, not unspecified, loopback, multicast or class E.
+ */
+static const char *
+parse_if_addr(const char *tok, struct lf_ip_addr *ad)
+{
+	char buf[64];
+	char *slash, *end;
+	unsigned long len;
+
+	if (strlcpy(buf, tok, sizeof(buf)) >= sizeof(buf) || (slash = strchr(buf, '/')) == NULL)
+		return "is not an address with a prefix length, e.g. 10.0.1.1/24 or 2001:db8::1/64";
+	*slash = '\0';
+	memset(ad, 0, sizeof(*ad));
+	if (parse_ip(buf, 4, ad->a) == 0)
+		ad->af = 4;
+	else if (parse_ip(buf, 6, ad->a) == 0)
+		ad->af = 6;
+	else
+		return "is not an address with a prefix length, e.g. 10.0.1.1/24 or 2001:db8::1/64";
+	errno = 0;
+	len = strtoul(slash + 1, &end, 10);
+	if (errno != 0 || end == slash + 1 || *end != '\0' || len == 0 ||
+	    len > (ad->af == 4 ? 32u : 128u))
+		return "has a prefix length out of range (1 to 32, or 1 to 128)";
+	ad->plen = (uint8_t)len;
+	if (ad->af == 4) {
+		if (ad->a[0] == 0 || ad->a[0] == 127 || ad->a[0] >= 224)
+			return "is not a unicast IPv4 address (0/8, 127/8, 224/4 and 240/4 are not)";
+	} else {
+		static const uint8_t zero[16], one[16] = { [15] = 1 };
+
+		if (memcmp(ad->a, zero, 16) == 0 || memcmp(ad->a, one, 16) == 0 || ad->a[0] == 0xff)
+			return "is not a unicast IPv6 address (::, ::1 and ff00::/8 are not)";
+	}
+	return NULL;
+}
+
+/* [port] address: a comma- or space-separated list. */
+static int
+set_port_addrs(struct ctx *c, struct lf_port_conf *p, const char *key, const char *val)
+{
+	char list[LF_PATH_LEN];
+	char *tok, *save = NULL;
+	unsigned int i;
+
+	if (strlcpy(list, val, sizeof(list)) >= sizeof(list))
+		return key_fail(c, key, val, "longer than %zu characters", sizeof(list) - 1);
+	p->n_addrs = 0;
+	for (tok = strtok_r(list, ", \t", &save); tok != NULL; tok = strtok_r(NULL, ", \t", &save)) {
+		struct lf_ip_addr *ad = &p->addr[p->n_addrs];
+		const char *why;
+
+		if (p->n_addrs == LF_PORT_MAX_ADDRS)
+			return key_fail(c, key, val, "more than %u addresses", LF_PORT_MAX_ADDRS);
+		why = parse_if_addr(tok, ad);
+		if (why != NULL)
+			return key_fail(c, key, val, "'%s' %s", tok, why);
+		for (i = 0; i < p->n_addrs; i++)
+			if (p->addr[i].af == ad->af && memcmp(p->addr[i].a, ad->a, 16) == 0)
+				return key_fail(c, key, val, "'%s' listed twice", tok);
+		p->n_addrs++;
+	}
+	if (p->n_addrs == 0)
+		return key_fail(c, key, val, "expected at least one address, e.g. 10.0.1.1/24");
+	return 0;
+}
+
+/* A kernel interface name: what IFNAMSIZ and the kernel's dev_valid_name() take. */
+static bool
+valid_ifname(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= 16 || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return false;
+	for (; *s != '\0'; s++)
+		if (*s == '/' || *s == ':' || isspace((unsigned char)*s))
+			return false;
+	return true;
+}
+
 static int
 load_port(struct ctx *c, struct lf_config *cfg, const char *name, struct rte_cfgfile_entry *e,
 	  int n)
@@ -714,10 +855,49 @@ load_port(struct ctx *c, struct lf_config *cfg, const char *name, struct rte_cfg
 				return key_fail(c, key, val,
 						"expected a unicast, non-zero MAC address");
 			p->has_mac = true;
+		} else if (strcmp(key, "address") == 0) {
+			ret = set_port_addrs(c, p, key, val);
+			if (ret < 0)
+				return ret;
+		} else if (strcmp(key, "exception") == 0) {
+			if (strcmp(val, "none") == 0)
+				p->exception = LF_EXC_NONE;
+			else if (strcmp(val, "tap") == 0)
+				p->exception = LF_EXC_TAP;
+			else if (strcmp(val, "kernel") == 0)
+				p->exception = LF_EXC_KERNEL;
+			else
+				return key_fail(c, key, val, "expected none, tap or kernel");
 		}
 	}
 	if (p->devargs[0] == '\0')
 		return section_fail(c, "missing key 'pci' or 'vdev'");
+	if (p->exception_if[0] != '\0' && !valid_ifname(p->exception_if))
+		return key_fail(c, "exception_if", p->exception_if,
+				"expected a kernel interface name: 1 to 15 characters, no '/', ':' or blanks");
+	if (p->exception == LF_EXC_KERNEL) {
+		const char *iface = strstr(p->devargs, "iface=");
+
+		if (strncmp(p->devargs, "net_af_xdp", 10) != 0 || iface == NULL)
+			return key_fail(c, "exception", "kernel",
+					"needs an AF_XDP port (vdev net_af_xdpN,iface=IF): only it has a kernel interface to pass packets to; use tap");
+		if (p->exception_if[0] == '\0') {
+			size_t l = strcspn(iface + 6, ",");
+
+			if (l == 0 || l >= sizeof(p->exception_if))
+				return key_fail(c, "vdev", p->devargs,
+						"the iface= name must be 1 to 15 characters");
+			memcpy(p->exception_if, iface + 6, l);
+			p->exception_if[l] = '\0';
+		}
+	} else if (p->exception == LF_EXC_TAP && p->exception_if[0] == '\0') {
+		if (strlen(name) + 3 >= sizeof(p->exception_if))
+			return section_fail(c,
+					    "the TAP name lf-%s is longer than 15 characters; set exception_if",
+					    name);
+		strlcpy(p->exception_if, "lf-", sizeof(p->exception_if));
+		strlcat(p->exception_if, name, sizeof(p->exception_if));
+	}
 	for (i = 0; i < cfg->n_ports; i++)
 		if (strcmp(cfg->ports[i].devname, p->devname) == 0)
 			return section_fail(c, "device '%s' is already used by [port %s]",
@@ -933,6 +1113,58 @@ load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfil
 	return 0;
 }
 
+/*
+ * The sections that are only table-driven keys (and [netlink] priority).
+ * set_key() names the section, key and value on a bad one.
+ */
+static int
+load_keys_section(struct ctx *c, struct lf_config *cfg, const char *name,
+		  struct rte_cfgfile_entry *e, int n)
+{
+	const struct key_def *defs;
+	unsigned int nd;
+	void *obj;
+	int k, ret;
+
+	if (strcmp(name, "icmp") == 0) {
+		defs = icmp_keys, nd = RTE_DIM(icmp_keys), obj = &cfg->icmp;
+	} else if (strcmp(name, "neighbour") == 0) {
+		defs = neigh_keys, nd = RTE_DIM(neigh_keys), obj = &cfg->neigh;
+	} else if (strcmp(name, "exception") == 0) {
+		defs = exception_keys, nd = RTE_DIM(exception_keys), obj = &cfg->exception;
+	} else if (strcmp(name, "prometheus") == 0) {
+		defs = prom_keys, nd = RTE_DIM(prom_keys), obj = &cfg->prom;
+		cfg->prom.enabled = true;
+	} else {
+		defs = netlink_keys, nd = RTE_DIM(netlink_keys), obj = &cfg->netlink;
+		cfg->netlink.enabled = true;
+	}
+	for (k = 0; k < n; k++) {
+		const char *key = e[k].name, *val = e[k].value;
+
+		ret = set_key(c, defs, nd, obj, key, val);
+		if (ret < 0)
+			return ret;
+		if (ret == 0)
+			continue;
+		/* [netlink] priority */
+		if (strcmp(val, "file") == 0)
+			cfg->netlink.kernel_wins = false;
+		else if (strcmp(val, "kernel") == 0)
+			cfg->netlink.kernel_wins = true;
+		else
+			return key_fail(c, key, val, "expected file or kernel");
+	}
+	if (obj == &cfg->prom) {
+		uint8_t tmp[16];
+
+		if (parse_ip(cfg->prom.addr, 4, tmp) != 0 && parse_ip(cfg->prom.addr, 6, tmp) != 0)
+			return key_fail(c, "address", cfg->prom.addr,
+					"expected a numeric IPv4 or IPv6 address");
+	}
+	return 0;
+}
+
 static int
 parse_lcore_id(const char *s, unsigned int *out)
 {
@@ -1040,6 +1272,17 @@ load_nexthop(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_c
 				return key_fail(c, key, val, "no [port %s] section", val);
 			nh->port = port;
 			has_port = true;
+		} else if (strcmp(key, "via") == 0) {
+			memset(&nh->via, 0, sizeof(nh->via));
+			if (parse_ip(val, 4, nh->via.a) == 0) {
+				nh->via.af = 4, nh->via.plen = 32;
+			} else if (parse_ip(val, 6, nh->via.a) == 0) {
+				nh->via.af = 6, nh->via.plen = 128;
+			} else {
+				return key_fail(c, key, val,
+						"expected an IPv4 or IPv6 address, e.g. 10.0.1.2");
+			}
+			nh->has_via = true;
 		} else {
 			struct rte_ether_addr *mac =
 				strcmp(key, "mac") == 0 ? &nh->dst_mac : &nh->src_mac;
@@ -1059,8 +1302,9 @@ load_nexthop(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_c
 	}
 	if (!has_port)
 		return section_fail(c, "missing key 'port'");
-	if (!has_mac)
-		return section_fail(c, "missing key 'mac'");
+	if (!has_mac && !nh->has_via)
+		return section_fail(c, "missing key 'mac' or 'via' (the next hop's MAC, or its address to resolve it by ARP/ND)");
+	nh->has_mac = has_mac;
 	cfg->n_nexthops++;
 	return 0;
 }
@@ -1172,6 +1416,28 @@ set_defaults(struct lf_config *cfg)
 	cfg->upf.err_ind_pps = 100;
 	cfg->upf.urrs_per_session = 2;
 	cfg->upf.qers_per_session = 2;
+	cfg->eal.pdump = true;
+	cfg->icmp.echo = true;
+	cfg->icmp.time_exceeded = true;
+	cfg->icmp.unreachable = true;
+	cfg->icmp.frag_needed = true;
+	cfg->icmp.rate_pps = 1000;
+	cfg->icmp.burst = 100;
+	cfg->neigh.max_entries = 4096;
+	cfg->neigh.reachable_ms = 30000;
+	cfg->neigh.retrans_ms = 1000;
+	cfg->neigh.retries = 3;
+	cfg->neigh.queue_packets = 16;
+	cfg->neigh.gratuitous = true;
+	cfg->neigh.punt_pps = 10000;
+	cfg->neigh.punt_burst = 1000;
+	cfg->exception.punt_pps = 20000;
+	cfg->exception.punt_burst = 2000;
+	strlcpy(cfg->prom.addr, "127.0.0.1", sizeof(cfg->prom.addr));
+	cfg->prom.port = 9469;
+	cfg->netlink.table = 254;
+	cfg->netlink.max_routes = 1000000;
+	cfg->netlink.max_nexthops = 1024;
 }
 
 /*
@@ -1403,6 +1669,12 @@ config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
 			} else if (strcmp(name, "upf") == 0) {
 				if (pass == 0 && (ret = load_upf(&c, cfg, entries, n)) < 0)
 					goto out;
+			} else if (strcmp(name, "icmp") == 0 || strcmp(name, "neighbour") == 0 ||
+				   strcmp(name, "exception") == 0 ||
+				   strcmp(name, "prometheus") == 0 || strcmp(name, "netlink") == 0) {
+				if (pass == 0 &&
+				    (ret = load_keys_section(&c, cfg, name, entries, n)) < 0)
+					goto out;
 			} else if ((arg = section_arg(name, "network_instance")) != NULL) {
 				if (pass == 1 && (ret = load_ni(&c, cfg, arg, entries, n)) < 0)
 					goto out;
@@ -1447,7 +1719,7 @@ config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
 					goto out;
 			} else {
 				ret = section_fail(&c,
-						   "unknown section; allowed: [eal], [pipeline], [routes], [acl], [flow], [upf], [network_instance NAME], [port NAME], [worker LCORE], [nexthop ID]");
+						   "unknown section; allowed: [eal], [pipeline], [routes], [acl], [flow], [upf], [network_instance NAME], [icmp], [neighbour], [exception], [prometheus], [netlink], [port NAME], [worker LCORE], [nexthop ID]");
 				goto out;
 			}
 		}
@@ -1623,9 +1895,55 @@ upf_dump(const struct lf_upf_conf *u, FILE *f)
 	}
 }
 
+static const char *const exc_names[] = {
+	[LF_EXC_NONE] = "none",
+	[LF_EXC_TAP] = "tap",
+	[LF_EXC_KERNEL] = "kernel",
+};
+
+/* An address, with its prefix length when plen is set, into buf (64 bytes). */
+static const char *
+ip_str(const struct lf_ip_addr *ad, bool plen, char *buf)
+{
+	inet_ntop(ad->af == 4 ? AF_INET : AF_INET6, ad->a, buf, INET6_ADDRSTRLEN);
+	if (plen)
+		snprintf(buf + strlen(buf), 8, "/%u", ad->plen);
+	return buf;
+}
+
+/* [icmp], [neighbour], [exception], [prometheus], [netlink]. */
+static void
+l3_dump(const struct lf_config *cfg, FILE *f)
+{
+	const struct lf_icmp_conf *ic = &cfg->icmp;
+	const struct lf_neigh_conf *ne = &cfg->neigh;
+
+	fprintf(f,
+		"\n[icmp]\necho = %s\ntime_exceeded = %s\nunreachable = %s\nfrag_needed = %s\n"
+		"rate_pps = %u\nburst = %u\n",
+		yesno(ic->echo), yesno(ic->time_exceeded), yesno(ic->unreachable),
+		yesno(ic->frag_needed), ic->rate_pps, ic->burst);
+	fprintf(f,
+		"\n[neighbour]\nmax_entries = %u\nreachable_ms = %u\nretrans_ms = %u\nretries = %u\n"
+		"queue_packets = %u\ngratuitous = %s\npunt_pps = %u\npunt_burst = %u\n",
+		ne->max_entries, ne->reachable_ms, ne->retrans_ms, ne->retries, ne->queue_packets,
+		yesno(ne->gratuitous), ne->punt_pps, ne->punt_burst);
+	fprintf(f, "\n[exception]\npunt_pps = %u\npunt_burst = %u\n", cfg->exception.punt_pps,
+		cfg->exception.punt_burst);
+	if (cfg->prom.enabled)
+		fprintf(f, "\n[prometheus]\naddress = %s\nport = %u\n", cfg->prom.addr,
+			cfg->prom.port);
+	if (cfg->netlink.enabled)
+		fprintf(f,
+			"\n[netlink]\ntable = %u\npriority = %s\nmax_routes = %u\nmax_nexthops = %u\n",
+			cfg->netlink.table, cfg->netlink.kernel_wins ? "kernel" : "file",
+			cfg->netlink.max_routes, cfg->netlink.max_nexthops);
+}
+
 void
 config_dump(const struct lf_config *cfg, FILE *f)
 {
+	char a[64];
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
 	unsigned int i, k;
 
@@ -1643,6 +1961,7 @@ config_dump(const struct lf_config *cfg, FILE *f)
 		fprintf(f, "extra = %s\n", cfg->eal.extra);
 	if (cfg->eal.allow_unsafe_extra)
 		fprintf(f, "allow_unsafe_extra = yes\n");
+	fprintf(f, "pdump = %s\n", yesno(cfg->eal.pdump));
 	fprintf(f, "\n[pipeline]\nburst = %u\n", cfg->pipeline.burst);
 	if (cfg->pipeline.prefetch_auto) {
 		unsigned int i;
@@ -1686,6 +2005,7 @@ config_dump(const struct lf_config *cfg, FILE *f)
 			cfg->flow.evict ? "oldest" : "none", cfg->flow.fat ? "fat" : "hotcold");
 	if (cfg->upf.enabled)
 		upf_dump(&cfg->upf, f);
+	l3_dump(cfg, f);
 	for (i = 0; i < cfg->n_ports; i++) {
 		const struct lf_port_conf *p = &cfg->ports[i];
 
@@ -1698,6 +2018,15 @@ config_dump(const struct lf_config *cfg, FILE *f)
 			rte_ether_format_addr(mac, sizeof(mac), &p->mac);
 			fprintf(f, "mac = %s\n", mac);
 		}
+		if (p->n_addrs != 0) {
+			fprintf(f, "address =");
+			for (k = 0; k < p->n_addrs; k++)
+				fprintf(f, "%s %s", k ? "," : "", ip_str(&p->addr[k], true, a));
+			fprintf(f, "\n");
+		}
+		fprintf(f, "exception = %s\n", exc_names[p->exception]);
+		if (p->exception_if[0] != '\0')
+			fprintf(f, "exception_if = %s\n", p->exception_if);
 	}
 	for (i = 0; i < cfg->n_workers; i++) {
 		const struct lf_worker_conf *w = &cfg->workers[i];
@@ -1710,9 +2039,13 @@ config_dump(const struct lf_config *cfg, FILE *f)
 	for (i = 0; i < cfg->n_nexthops; i++) {
 		const struct lf_nexthop_conf *nh = &cfg->nexthops[i];
 
-		rte_ether_format_addr(mac, sizeof(mac), &nh->dst_mac);
-		fprintf(f, "\n[nexthop %u]\nport = %s\nmac = %s\n", nh->id,
-			cfg->ports[nh->port].name, mac);
+		fprintf(f, "\n[nexthop %u]\nport = %s\n", nh->id, cfg->ports[nh->port].name);
+		if (nh->has_via)
+			fprintf(f, "via = %s\n", ip_str(&nh->via, false, a));
+		if (nh->has_mac || !nh->has_via) {
+			rte_ether_format_addr(mac, sizeof(mac), &nh->dst_mac);
+			fprintf(f, "mac = %s\n", mac);
+		}
 		if (nh->has_src_mac) {
 			rte_ether_format_addr(mac, sizeof(mac), &nh->src_mac);
 			fprintf(f, "src_mac = %s\n", mac);
