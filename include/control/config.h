@@ -15,6 +15,11 @@
 #include <rte_ether.h>
 
 #define LF_MAX_PORTS 32 /**< Ports in one configuration. */
+/**
+ * Port indexes the datapath knows: the configured ports, then the kernel
+ * TAP mirrors lanefwd creates for [port] exception = tap (lf_app.ports).
+ */
+#define LF_MAX_DP_PORTS (2 * LF_MAX_PORTS)
 #define LF_MAX_WORKERS 64 /**< Worker lcores. */
 #define LF_MAX_RXQ_PER_WORKER 32 /**< (port, queue) pairs one worker polls. */
 #define LF_MAX_QUEUES 64 /**< RX queues of one port. */

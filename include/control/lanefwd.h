@@ -47,7 +47,16 @@ struct upf_store;
 
 struct lf_app {
 	struct lf_config cfg;
-	struct lf_port ports[LF_MAX_PORTS];
+	/*
+	 * ports[0..cfg.n_ports): the configured ports; ports[cfg.n_ports +
+	 * i) for i < n_exc: the kernel TAP mirrors ([port] exception = tap),
+	 * exc_of[i] naming the configured port each mirrors and
+	 * exc_port[p] the mirror of configured port p (LF_NH_INVALID: none).
+	 */
+	struct lf_port ports[LF_MAX_DP_PORTS];
+	unsigned int n_exc;
+	uint16_t exc_of[LF_MAX_PORTS];
+	uint16_t exc_port[LF_MAX_PORTS];
 	struct rte_mempool *pools[LF_MAX_SOCKETS];
 	/*
 	 * The table generation in force (tables.h). control: publishes it
@@ -86,6 +95,12 @@ struct lf_app {
 	volatile bool quit; /* control: writes; workers: read. */
 	/** The UPF's sessions ([upf]); NULL without it. The PFCP agent writes them. */
 	struct upf_store *upf;
+	/** The router's own side the workers read (local.h); NULL before local_create. */
+	struct lf_local *local;
+	/** Per worker: the NEIGH kind's ring to the control thread (local.h). */
+	struct rte_ring *to_ctrl[LF_MAX_WORKERS];
+	/** To worker 0: frames the control thread sends, held packets it releases. */
+	struct rte_ring *from_ctrl;
 };
 
 #endif /* LANEFWD_H */

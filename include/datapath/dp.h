@@ -31,22 +31,74 @@
 #include "acl.h"
 #include "config.h"
 #include "flow.h"
+#include "tbucket.h"
 #include "upf.h"
 
 /** Drop reasons, each defined once: yields the enum and the names. */
-#define LF_DROP_REASONS(X)                                               \
-	X(L2_MALFORMED, "l2_malformed")                                  \
-	X(L3_MALFORMED, "l3_malformed")                                  \
-	X(L4_MALFORMED, "l4_malformed")                                  \
-	X(BAD_CHECKSUM, "bad_checksum")                                  \
-	X(TTL_EXPIRED, "ttl_expired")                                    \
-	X(NO_ROUTE, "no_route")                                          \
-	X(NO_NEXTHOP, "no_nexthop")                                      \
-	X(NON_IP, "non_ip")                                              \
-	X(ACL_DENY, "acl_deny")                                          \
-	X(UPF, "upf") /* By the UPF: its reasons are in upf_wk_stats. */ \
-	X(LOOP, "loop") /* Routed back into a kind it has passed. */     \
-	X(TX_FULL, "tx_full")
+#define LF_DROP_REASONS(X)                                                   \
+	X(L2_MALFORMED, "l2_malformed")                                      \
+	X(L3_MALFORMED, "l3_malformed")                                      \
+	X(L4_MALFORMED, "l4_malformed")                                      \
+	X(BAD_CHECKSUM, "bad_checksum")                                      \
+	X(TTL_EXPIRED, "ttl_expired")                                        \
+	X(NO_ROUTE, "no_route")                                              \
+	X(NO_NEXTHOP, "no_nexthop")                                          \
+	X(NON_IP, "non_ip")                                                  \
+	X(ACL_DENY, "acl_deny")                                              \
+	X(UPF, "upf") /* By the UPF: its reasons are in upf_wk_stats. */     \
+	X(LOOP, "loop") /* Routed back into a kind it has passed. */         \
+	X(TX_FULL, "tx_full")                                                \
+	/* RFC 1812 5.3.7, RFC 4291: a source a router must not forward  \
+	 * from (0/8, 127/8, 224/4, 240/4; ::, ::1, ff00::/8). */   \
+	X(MARTIAN_SRC, "martian_src")                                        \
+	/* A destination it must not forward to (127/8, 0/8, 240/4,      \
+	 * multicast; ::1, ::, other multicast, link-local not ours). */   \
+	X(MARTIAN_DST, "martian_dst")                                        \
+	/* A unicast frame to another MAC on a port not promiscuous. */      \
+	X(L2_NOT_OURS, "l2_not_ours")                                        \
+	/* A unicast IP packet in a link-layer broadcast/multicast frame. */ \
+	X(L2_MCAST_UNICAST_IP, "l2_mcast_unicast_ip")                        \
+	X(MTU, "mtu_exceeded") /* Over the egress MTU (no fragmenting). */   \
+	/* For the router, with no exception path ([port] exception). */     \
+	X(NO_EXCEPTION, "no_exception")                                      \
+	/* Over [exception] or [neighbour] punt_pps. */                      \
+	X(PUNT_RATE, "punt_ratelimit")                                       \
+	X(PUNT_FULL, "punt_full") /* The control thread's ring was full. */  \
+	/* Held for a next hop being resolved, past queue_packets or     \
+	 * after resolution failed (counted by the neighbour code). */   \
+	X(NEIGH_UNRESOLVED, "neigh_unresolved")
+
+/**
+ * Events of the router's own side that are not drops, per worker: the ICMP
+ * messages sent, what went to the kernel or the control thread, and what
+ * came back. With them every packet is accounted for:
+ *   rx + ctrl_tx + ctrl_rerun + exc_rx = tx + drops + punt_ctrl
+ * once nothing is held (a held packet is punt_ctrl until it is rerun).
+ */
+#define LF_EVENTS(X)                                                                 \
+	X(ICMP_ECHO_REPLY, "icmp_echo_reply")                                        \
+	X(ICMP_TIME_EXCEEDED, "icmp_time_exceeded")                                  \
+	X(ICMP_UNREACHABLE, "icmp_unreachable")                                      \
+	X(ICMP_FRAG_NEEDED, "icmp_frag_needed")                                      \
+	/* An ICMP error or reply not sent: turned off, rate-limited, or not   \
+	 * allowed (about an ICMP error, a fragment, a broadcast); the packet   \
+	 * is dropped by its own reason. */     \
+	X(ICMP_SUPPRESSED, "icmp_suppressed")                                        \
+	X(PUNT_EXCEPTION, "punt_exception") /* Sent to the kernel (TAP), in tx. */   \
+	X(PUNT_CTRL, "punt_ctrl") /* Handed to the control thread (ARP/ND, held). */ \
+	X(EXC_RX, "exception_rx") /* From the kernel's TAP, sent out its port. */    \
+	X(CTRL_TX, "ctrl_tx") /* Frames the control thread built, sent. */           \
+	X(CTRL_RERUN, "ctrl_rerun") /* Held packets the control thread released. */
+
+enum lf_event {
+#define X(e, s) LF_EV_##e,
+	LF_EVENTS(X)
+#undef X
+		LF_EV_COUNT
+};
+
+/** Names of the events, indexed by enum lf_event. */
+extern const char *const lf_event_names[LF_EV_COUNT];
 
 enum lf_drop {
 #define X(e, s) LF_DROP_##e,
@@ -64,11 +116,21 @@ extern const char *const lf_drop_names[LF_DROP_COUNT];
  * kinds run in this order, so a packet never goes back. Order is kept
  * within a kind (so within a flow), not across kinds.
  */
-#define LF_KINDS(X)                                                        \
-	X(IP, "ip") /* IPv4/IPv6 to route: acl -> fib -> rewrite -> tx. */ \
-	X(UPF_UL, "upf_ul") /* To an N3 address: GTP-U (upf_stage.h). */   \
-	X(UPF_DL, "upf_dl") /* To a UE pool: downlink (upf_stage.h). */    \
-	X(OTHER, "other") /* Nothing lanefwd handles yet: counted non_ip. */
+#define LF_KINDS(X)                                                            \
+	X(IP, "ip") /* IPv4/IPv6 to route: acl -> fib -> rewrite -> tx. */     \
+	X(UPF_UL, "upf_ul") /* To an N3 address: GTP-U (upf_stage.h). */       \
+	X(UPF_DL, "upf_dl") /* To a UE pool: downlink (upf_stage.h). */        \
+	/* An ICMP error to build about it (meta.nh: enum lf_icmp_why):      \
+	 * TTL expired, no route, over the MTU (icmp_stage.h). */ \
+	X(ICMP, "icmp")                                                        \
+	/* To the router itself (a next hop of kind local, lf_nh.arg says    \
+	 * deliver or martian): echo answered, ND on to neigh, the rest to   \
+	 * the kernel (local_stage.h). */ \
+	X(LOCAL, "local")                                                      \
+	/* ARP, IPv6 ND, and packets whose next hop is not resolved yet      \
+	 * (meta.nh): to the control thread (neigh_stage.h). */ \
+	X(NEIGH, "neigh")                                                      \
+	X(OTHER, "other") /* Nothing lanefwd handles: counted non_ip. */
 
 enum lf_kind {
 #define X(e, s) LF_KIND_##e,
@@ -102,6 +164,7 @@ struct lf_worker_stats {
 	uint64_t ipv4_cksum_sw; /**< IPv4 headers checked in software. */
 	uint64_t rx_hw_stamped; /**< Bursts timed from a hardware RX timestamp. */
 	uint64_t drops[LF_DROP_COUNT];
+	uint64_t ev[LF_EV_COUNT];
 	uint64_t burst_hist[LF_BURST_HIST_BUCKETS];
 } __rte_cache_aligned;
 
@@ -133,6 +196,63 @@ struct lf_meta {
  * this hop (a decapsulated uplink packet).
  */
 #define LF_META_TTL_DONE 0x01
+
+/** Why a packet was diverted to LF_KIND_ICMP: its meta.nh. */
+enum lf_icmp_why {
+	LF_ICMP_TTL, /**< TTL / hop limit expired in transit: time exceeded. */
+	LF_ICMP_NO_ROUTE, /**< No route: destination (network) unreachable. */
+	LF_ICMP_MTU, /**< Over meta.out's MTU: fragmentation needed / packet too big. */
+};
+
+/** lf_nh.arg of a next hop of kind LF_KIND_LOCAL. */
+enum lf_local_arg {
+	LF_LOCAL_DELIVER, /**< The router's own address or a group it listens to. */
+	LF_LOCAL_MARTIAN, /**< A destination no router forwards to: martian_dst. */
+};
+
+/**
+ * mbuf tags on the control thread's rings (lf_burst.to_ctrl, and the
+ * worker's from_ctrl ring, worker.h): m->hash.usr is the tag in its top
+ * byte (for LF_CTRL_HELD the next-hop id in its low 24 bits), and
+ * m->hash.fdir.hi the port index: the port the frame came in on, or for
+ * LF_CTRL_TX the port to send it out of. (hash.usr and fdir.hi are the two
+ * 32-bit words of the mbuf's hash; RSS is not read past RX.)
+ */
+#define LF_CTRL_TAG_MASK 0xff000000u
+#define LF_CTRL_ARP 0x01000000u /**< worker -> control: an ARP frame. */
+#define LF_CTRL_ND 0x02000000u /**< worker -> control: an ICMPv6 ND message (133-137). */
+#define LF_CTRL_HELD 0x03000000u /**< worker -> control: waits for next hop (usr & 0xffffff). */
+#define LF_CTRL_TX 0x81000000u /**< control -> worker: send as is out of port fdir.hi. */
+#define LF_CTRL_RERUN \
+	0x82000000u /**< control -> worker: run through the pipeline again, as from port fdir.hi. */
+
+/**
+ * The router's own side of one datapath port, as the stages read it.
+ */
+struct lf_port_l3 {
+	struct rte_ether_addr mac;
+	uint16_t mtu; /**< IP MTU: larger packets are not sent out of it. */
+	/** Port index of its kernel TAP mirror, LF_NH_INVALID without one. */
+	uint16_t exc_out;
+	bool promisc; /**< Accept frames to any unicast MAC. */
+	bool has_ip4;
+	bool has_ip6;
+	uint8_t ip4[4]; /**< Its first IPv4 address: the source of ICMP errors it sends. */
+	uint8_t ip6[16]; /**< Its first global IPv6 address, else its link-local one. */
+};
+
+/**
+ * What the router answers itself and how: set once before launch (main.c),
+ * read by the stages. NULL in lf_burst: none of it (tests, benchmarks).
+ */
+struct lf_local {
+	bool echo; /**< [icmp] echo ... frag_needed */
+	bool time_exceeded;
+	bool unreachable;
+	bool frag_needed;
+	uint16_t n_ports; /**< Datapath ports: configured ones and their mirrors. */
+	struct lf_port_l3 port[LF_MAX_DP_PORTS];
+};
 
 /**
  * A next hop as the rewrite stage reads it: one 16-byte entry. An entry
@@ -225,6 +345,14 @@ struct lf_burst {
 	const struct upf_store *upf;
 	struct upf_wk *upf_wk;
 	uint64_t upf_err_ind_cycles; /**< TSC cycles between Error Indications; 0: none. */
+	/** The router's own side (issue 15), or NULL: nothing answered, nothing punted. */
+	const struct lf_local *local;
+	/** This worker's rate limits: ICMP sent, punts to the kernel and to the control thread. */
+	struct lf_tbucket icmp_tb;
+	struct lf_tbucket exc_tb;
+	struct lf_tbucket neigh_tb;
+	/** NEIGH kind -> control thread (SP/SC: this worker produces), or NULL. */
+	struct rte_ring *to_ctrl;
 
 	/* Set by the loop for each burst. */
 	uint16_t rx_port; /**< Port index the burst came from. */

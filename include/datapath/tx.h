@@ -55,7 +55,7 @@ struct lf_tx {
 		uint64_t rx_tsc;
 		uint32_t n;
 	} lat_pend[LF_LAT_PEND_MAX];
-	struct lf_txbuf buf[LF_MAX_PORTS]; /**< By output port index. */
+	struct lf_txbuf buf[LF_MAX_DP_PORTS]; /**< By output port index. */
 };
 
 /** Record the pending residences as ending at now. */

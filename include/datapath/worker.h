@@ -29,6 +29,12 @@ struct lf_rxq {
 	uint16_t queue_id;
 	uint16_t port_idx; /**< Index in the configuration. */
 	uint16_t prefetch_distance; /**< Packet data (lf_port.prefetch_distance). */
+	/**
+	 * LF_NH_INVALID for a port's own queue. For the queue of a kernel
+	 * TAP mirror: the port index its frames are sent out of, as they
+	 * are (the kernel's own traffic: BGP, ARP it sends, ...).
+	 */
+	uint16_t exc_of;
 };
 
 struct lf_tables;
@@ -82,6 +88,13 @@ struct worker {
 	uint32_t lat_ack; /* worker: writes; control: reads. */
 	unsigned int lat_cur; /* worker only. */
 	uint64_t last_drain; /* worker only. */
+
+	/*
+	 * Control thread -> this worker (SP/SC: the neighbour code produces,
+	 * the worker consumes), or NULL: frames to send (LF_CTRL_TX) and held
+	 * packets released (LF_CTRL_RERUN), dp.h. Only worker 0 has one.
+	 */
+	struct rte_ring *from_ctrl;
 
 	/* worker only (control: sets the configured fields before launch):
 	 * the per-burst context the stages get, and the TX side. */

@@ -753,7 +753,8 @@ set_port_addrs(struct ctx *c, struct lf_port_conf *p, const char *key, const cha
 	if (strlcpy(list, val, sizeof(list)) >= sizeof(list))
 		return key_fail(c, key, val, "longer than %zu characters", sizeof(list) - 1);
 	p->n_addrs = 0;
-	for (tok = strtok_r(list, ", \t", &save); tok != NULL; tok = strtok_r(NULL, ", \t", &save)) {
+	for (tok = strtok_r(list, ", \t", &save); tok != NULL;
+	     tok = strtok_r(NULL, ", \t", &save)) {
 		struct lf_ip_addr *ad = &p->addr[p->n_addrs];
 		const char *why;
 
@@ -1303,7 +1304,8 @@ load_nexthop(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_c
 	if (!has_port)
 		return section_fail(c, "missing key 'port'");
 	if (!has_mac && !nh->has_via)
-		return section_fail(c, "missing key 'mac' or 'via' (the next hop's MAC, or its address to resolve it by ARP/ND)");
+		return section_fail(c,
+				    "missing key 'mac' or 'via' (the next hop's MAC, or its address to resolve it by ARP/ND)");
 	nh->has_mac = has_mac;
 	cfg->n_nexthops++;
 	return 0;
@@ -1671,7 +1673,8 @@ config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
 					goto out;
 			} else if (strcmp(name, "icmp") == 0 || strcmp(name, "neighbour") == 0 ||
 				   strcmp(name, "exception") == 0 ||
-				   strcmp(name, "prometheus") == 0 || strcmp(name, "netlink") == 0) {
+				   strcmp(name, "prometheus") == 0 ||
+				   strcmp(name, "netlink") == 0) {
 				if (pass == 0 &&
 				    (ret = load_keys_section(&c, cfg, name, entries, n)) < 0)
 					goto out;

@@ -18,6 +18,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_pdump.h>
 
 #include "acl.h"
 #include "config.h"
@@ -26,7 +27,12 @@
 #include "lanefwd.h"
 #include "latency.h"
 #include "lf_log.h"
+#include "exception.h"
+#include "local.h"
+#include "neigh.h"
+#include "netlink.h"
 #include "pfcp_agent.h"
+#include "prom.h"
 #include "port.h"
 #include "reload.h"
 #include "tables.h"
@@ -106,6 +112,7 @@ workers_create(struct lf_app *a, char *err, size_t errlen)
 			w->rxq[k].port_id = a->ports[wc->rxq[k].port].port_id;
 			w->rxq[k].queue_id = wc->rxq[k].queue;
 			w->rxq[k].prefetch_distance = a->ports[wc->rxq[k].port].prefetch_distance;
+			w->rxq[k].exc_of = LF_NH_INVALID;
 		}
 		w->tx.n_ports = cfg->n_ports;
 		for (p = 0; p < cfg->n_ports; p++) {
@@ -268,11 +275,20 @@ main(int argc, char **argv)
 		goto out_routes;
 	}
 	lf_log_init();
+	/* dpdk-dumpcap and dpdk-pdump attach as secondary processes: they
+	 * need the shared configuration that in_memory does without. */
+	if (app.cfg.eal.pdump && !app.cfg.eal.in_memory && rte_pdump_init() != 0)
+		LF_LOG(WARNING, main, "rte_pdump_init: %s; capture with dpdk-dumpcap is off",
+		       rte_strerror(rte_errno));
 	app.start_tsc = rte_rdtsc();
 	app.start_time = time(NULL);
 
 	if (port_pools_create(&app, err, sizeof(err)) != 0 ||
 	    port_init_all(&app, err, sizeof(err)) != 0) {
+		LF_LOG(ERR, main, "%s", err);
+		goto out_ports;
+	}
+	if (exception_ports_create(&app, err, sizeof(err)) != 0) {
 		LF_LOG(ERR, main, "%s", err);
 		goto out_ports;
 	}
@@ -297,6 +313,10 @@ main(int argc, char **argv)
 	}
 	if (reload_init(&app) != 0) {
 		LF_LOG(ERR, main, "cannot set up RCU for the workers");
+		goto out_workers;
+	}
+	if (local_create(&app, err, sizeof(err)) != 0) {
+		LF_LOG(ERR, main, "%s", err);
 		goto out_workers;
 	}
 	if (upf_create(&app, err, sizeof(err)) != 0) {
@@ -335,6 +355,15 @@ main(int argc, char **argv)
 		app.quit = true;
 		ret = -1;
 	}
+	if (ret == 0 &&
+	    (exception_kernel_setup(&app, err, sizeof(err)) != 0 ||
+	     neigh_start(&app, err, sizeof(err)) != 0 ||
+	     netlink_start(&app, err, sizeof(err)) != 0 ||
+	     prom_start(&app, err, sizeof(err)) != 0)) {
+		LF_LOG(ERR, main, "%s", err);
+		app.quit = true;
+		ret = -1;
+	}
 	LF_LOG(INFO, main, "lanefwd %s running: %u workers, %u ports, telemetry prefix '%s'",
 	       LF_VERSION, app.n_workers, app.cfg.n_ports, app.cfg.eal.file_prefix);
 	printf("lanefwd: running\n");
@@ -356,7 +385,10 @@ main(int argc, char **argv)
 		}
 	}
 	LF_LOG(INFO, main, "stopping workers");
+	prom_stop();
+	netlink_stop(&app);
 	rte_eal_mp_wait_lcore();
+	neigh_stop(&app);
 	if (app.upf != NULL)
 		pfcp_agent_stop();
 	latency_drain(&app);
@@ -366,6 +398,7 @@ main(int argc, char **argv)
 
 out_workers:
 	port_close_all(&app);
+	local_free(&app);
 	latency_free(&app);
 	for (i = 0; i < app.n_workers; i++) {
 		lf_flow_free(app.workers[i]->flows);
@@ -382,8 +415,11 @@ out_workers:
 	pthread_mutex_unlock(&app.ctl_lock);
 out_ports:
 	port_close_all(&app);
+	exception_free(&app);
 	port_hwclock_free(&app);
 	port_pools_free(&app);
+	if (app.cfg.eal.pdump && !app.cfg.eal.in_memory)
+		rte_pdump_uninit();
 	rte_eal_cleanup();
 out_routes:
 	tables_src_free(&src);

@@ -98,9 +98,9 @@ kind_other(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_
 typedef void (*kind_fn)(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n);
 
 static const kind_fn kinds[LF_KIND_COUNT] = {
-	[LF_KIND_IP] = kind_ip,
-	[LF_KIND_UPF_UL] = kind_upf_ul,
-	[LF_KIND_UPF_DL] = kind_upf_dl,
+	[LF_KIND_IP] = kind_ip,         [LF_KIND_UPF_UL] = kind_upf_ul,
+	[LF_KIND_UPF_DL] = kind_upf_dl, [LF_KIND_ICMP] = kind_other,
+	[LF_KIND_LOCAL] = kind_other,   [LF_KIND_NEIGH] = kind_other,
 	[LF_KIND_OTHER] = kind_other,
 };
 

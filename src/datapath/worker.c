@@ -28,6 +28,12 @@ const char *const lf_drop_names[LF_DROP_COUNT] = {
 #undef X
 };
 
+const char *const lf_event_names[LF_EV_COUNT] = {
+#define X(e, n) [LF_EV_##e] = n,
+	LF_EVENTS(X)
+#undef X
+};
+
 /* The flow cache fronts only an ACL: a FIB lookup alone costs less than a
  * cache lookup (docs/pipeline-scale.md), so without one it stays idle. */
 static void
