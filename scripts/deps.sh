@@ -13,6 +13,10 @@ PKGS=(
 	clang libclang-rt-14-dev llvm
 	python3 python3-scapy python3-matplotlib tshark clang-format git
 	iproute2 iputils-ping iperf3 ethtool procps
+	libmnl-dev
+	# Real peers of the control-plane tests (docs/control-plane.md): a
+	# routing daemon on each side, and a Prometheus server to scrape.
+	frr bird2 prometheus traceroute
 )
 
 missing=()
@@ -27,5 +31,20 @@ if [ "${#missing[@]}" -ne 0 ]; then
 	echo "wireshark-common wireshark-common/install-setuid boolean false" |
 		debconf-set-selections
 	apt-get update -qq
+	# frr, bird2 and prometheus come with services; the tests run their
+	# own instances in namespaces, so none is started on the host:
+	# policy-rc.d refuses service starts for the length of the install.
+	policy=/usr/sbin/policy-rc.d
+	had_policy=0
+	[ -e "$policy" ] && had_policy=1
+	if [ "$had_policy" -eq 0 ]; then
+		printf '#!/bin/sh\nexit 101\n' >"$policy"
+		chmod +x "$policy"
+		trap 'rm -f "$policy"' EXIT
+	fi
 	apt-get install -y -qq --no-install-recommends "${missing[@]}"
+	if [ "$had_policy" -eq 0 ]; then
+		rm -f "$policy"
+		trap - EXIT
+	fi
 fi

@@ -26,6 +26,14 @@ struct lf_tables {
 	struct lf_fib fib;
 	struct lf_nh *nh_table;
 	uint32_t nh_count;
+	/**
+	 * Next-hop ids [dyn_base, dyn_base + dyn_count) are for next hops
+	 * the neighbour code hands out at run time (neigh_nh_get: routes
+	 * from netlink); they start undefined. dyn_count is [netlink]
+	 * max_nexthops with [netlink], else 0.
+	 */
+	uint32_t dyn_base;
+	uint32_t dyn_count;
 	struct acl_ctx *acl; /**< NULL without an [acl] ipv4 file. */
 	struct acl_ctx *acl6; /**< NULL without an [acl] ipv6 file. */
 	uint32_t acl_rules;
