@@ -63,7 +63,8 @@ lf_fused_prefetch_group(struct rte_mbuf **pkts, uint16_t from, uint16_t n)
  * Packet data is prefetched b->prefetch_distance ahead; the groups prefetch
  * a group ahead at least.
  * @return false, having written nothing to any packet, if one is not plain
- *         IPv4.
+ *         IPv4 (parse_fast.h) or, with b->local, not a unicast frame the
+ *         port takes (lf_l2_ours).
  */
 static __rte_always_inline bool
 lf_fused_check(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n, uint16_t *n8, uint64_t *hash,
@@ -71,6 +72,9 @@ lf_fused_check(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n, uint16_t 
 {
 	const uint16_t dist = b->prefetch_distance;
 	const bool flow_pf = flow && b->flow_prefetch_distance != 0;
+	/* The port's link-layer check (none without b->local): a frame it
+	 * would not take, or a group frame, goes to the staged parse. */
+	const struct lf_l2_want l2 = lf_l2_want(b);
 	uint64_t sw = 0;
 	uint16_t i = 0, k;
 
@@ -86,6 +90,8 @@ lf_fused_check(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n, uint16_t 
 			lf_fused_prefetch_group(pkts, i + ahead, ahead != 0 ? n : 0);
 			if (unlikely(lf_parse_ipv4_plain_x8(&pkts[i], &b->ip4[i], &b->data[i], &swm,
 							    flow ? NULL : &b->ttlw[i]) != 0xff))
+				return false;
+			if (l2.mask != 0 && unlikely(lf_l2_ours_x8(&b->data[i], l2) != 0xff))
 				return false;
 			sw += __builtin_popcount(swm);
 			if (flow) {
@@ -120,6 +126,8 @@ lf_fused_check(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n, uint16_t 
 			return false;
 		sw += r - 1;
 		b->data[i] = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+		if (l2.mask != 0 && unlikely(!lf_l2_ours(b->data[i], l2)))
+			return false;
 		if (flow) {
 			lf_meta_plain_ipv4(&b->meta[i], proto, need);
 			lf_flow_key_plain_ipv4_at(b->data[i], proto, b->rx_port, &b->flow_keys[i]);

@@ -3,9 +3,12 @@
  * @file
  * The check behind every fast path: is this the common packet, untagged
  * IPv4 without options, not a non-first fragment, its headers in the first
- * segment, TTL above 1, checksum good or unchecked by the NIC (then checked
- * here)? It only reads the packet. What it accepts, the general parser
- * (parse_packet) accepts too, with l3_off 14; what it refuses goes there.
+ * segment, TTL above 1, a source a router may forward from (not 0/8, 127/8,
+ * 224/4 or 240/4: RFC 1812 5.3.7), checksum good or unchecked by the NIC
+ * (then checked here)? It only reads the packet. What it accepts, the
+ * general parser (parse_packet) accepts too, with l3_off 14; what it
+ * refuses goes there. The link-layer check of a port (lf_l2_ours) is apart:
+ * it depends on the port, not on the packet alone.
  */
 #ifndef LF_PARSE_FAST_H
 #define LF_PARSE_FAST_H
@@ -43,7 +46,7 @@ lf_parse_ipv4_plain(const struct rte_mbuf *m, unsigned int *proto, unsigned int 
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint64_t ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
 	uint64_t a, b, c, sum;
-	unsigned int tot, need, p;
+	unsigned int tot, need, p, s0;
 	bool ok;
 
 	/*
@@ -59,9 +62,13 @@ lf_parse_ipv4_plain(const struct rte_mbuf *m, unsigned int *proto, unsigned int 
 	tot = rte_be_to_cpu_16((uint16_t)(a >> 32));
 	p = (b >> 24) & 0xff;
 	need = lf_l4_min_len[p];
+	s0 = c & 0xff; /* the source's first byte */
 	ok = ((a & 0xffffff) == 0x450008) & /* IPv4, IHL 5 */
 		((b & 0xff1f) == 0) & /* fragment offset 0 */
 		(((b >> 16) & 0xff) > 1) & /* TTL */
+		/* Source in 1..126 or 128..223: not martian (the rest, and the
+		 * exceptions, are parse_packet's). */
+		((s0 - 1u < 126u) | (s0 - 128u < 96u)) &
 		(tot >= sizeof(struct rte_ipv4_hdr) + need) & /* L4 header inside */
 		(RTE_ETHER_HDR_LEN + tot <= m->pkt_len) &
 		(m->data_len >= RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) + need) &
@@ -103,6 +110,51 @@ lf_meta_plain_ipv4(struct lf_meta *meta, unsigned int proto, unsigned int l4_nee
 		(uint64_t)4 << 32 | (uint64_t)proto << 40 | (uint64_t)LF_KIND_IP << 48;
 
 	memcpy(&meta->l3_off, &packed, sizeof(packed));
+}
+
+/**
+ * A port's link-layer acceptance as two 64-bit words: a frame is the port's
+ * when its first 8 bytes d satisfy ((d ^ val) & mask) == 0. A routed port
+ * takes frames to its own MAC (mask: the 6 address bytes); a promiscuous
+ * one any unicast MAC (mask: the group bit); without b->local (tests,
+ * benchmarks) every frame (mask 0). A group frame (broadcast, multicast) is
+ * never taken here: parse_packet decides it. Made once per burst.
+ */
+struct lf_l2_want {
+	uint64_t mask;
+	uint64_t val;
+};
+
+static inline struct lf_l2_want
+lf_l2_want(const struct lf_burst *b)
+{
+	static const uint8_t mac_mask[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0 };
+	static const uint8_t group_bit[8] = { 0x01, 0, 0, 0, 0, 0, 0, 0 };
+	const struct lf_local *l = b->local;
+	struct lf_l2_want w = { 0, 0 };
+
+	if (l == NULL || b->rx_port >= l->n_ports)
+		return w;
+	if (l->port[b->rx_port].promisc) {
+		memcpy(&w.mask, group_bit, sizeof(w.mask));
+		return w;
+	}
+	memcpy(&w.mask, mac_mask, sizeof(w.mask));
+	memcpy(&w.val, &l->port[b->rx_port].mac, RTE_ETHER_ADDR_LEN);
+	return w;
+}
+
+/**
+ * Whether a frame whose first 8 bytes are at d (the caller knows they are
+ * there) is the port's, as lf_l2_want() made w.
+ */
+static inline bool
+lf_l2_ours(const uint8_t *d, struct lf_l2_want w)
+{
+	uint64_t x;
+
+	memcpy(&x, d, sizeof(x));
+	return ((x ^ w.val) & w.mask) == 0;
 }
 
 #endif /* LF_PARSE_FAST_H */

@@ -146,6 +146,12 @@ lf_parse_ipv4_plain_x8(struct rte_mbuf *const *pkts, uint32_t *dst, uint8_t **da
 					  _mm512_set1_epi64(0x4500080000));
 	ok = _mm512_mask_testn_epi64_mask(ok, q1, _mm512_set1_epi64(0xff1f0000));
 	ok = _mm512_mask_test_epi64_mask(ok, q1, _mm512_set1_epi64(0xfe00000000));
+	/* Source's first byte (q2's low byte) in 1..126 or 128..223. */
+	x = _mm512_and_si512(q2, _mm512_set1_epi64(0xff));
+	ok &= _mm512_cmplt_epu64_mask(_mm512_sub_epi64(x, _mm512_set1_epi64(1)),
+				      _mm512_set1_epi64(126)) |
+		_mm512_cmplt_epu64_mask(_mm512_sub_epi64(x, _mm512_set1_epi64(128)),
+					_mm512_set1_epi64(96));
 	/* Lengths: L4 header inside the datagram, datagram inside the packet. */
 	tot = _mm512_shuffle_epi8(q0, tot_shuf);
 	need = _mm512_permutexvar_epi8(_mm512_shuffle_epi8(q1, proto_shuf), l4_tbl);
@@ -212,6 +218,29 @@ lf_parse_ipv4_plain_x8(struct rte_mbuf *const *pkts, uint32_t *dst, uint8_t **da
 		}
 	}
 	return ok;
+}
+
+/**
+ * lf_l2_ours() for the eight frames at data[0..7] (each with 8 bytes
+ * there): bit i set when data[i]'s frame is the port's. Eight scalar loads
+ * into one register (a vector gather is slower: docs/perf-history.md), one
+ * test.
+ */
+static inline __mmask8
+lf_l2_ours_x8(uint8_t *const *data, struct lf_l2_want w)
+{
+	uint64_t v[8];
+	unsigned int j;
+	__m512i x;
+
+	for (j = 0; j < 8; j++)
+		memcpy(&v[j], data[j], sizeof(v[j]));
+	/* Built from registers (inserts), not stored and reloaded: eight
+	 * stores read back as one 64-byte load would not forward. */
+	x = _mm512_set_epi64((long long)v[7], (long long)v[6], (long long)v[5], (long long)v[4],
+			     (long long)v[3], (long long)v[2], (long long)v[1], (long long)v[0]);
+	return _mm512_testn_epi64_mask(_mm512_xor_si512(x, _mm512_set1_epi64((long long)w.val)),
+				       _mm512_set1_epi64((long long)w.mask));
 }
 
 #else

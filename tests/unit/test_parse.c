@@ -10,7 +10,12 @@
  * are checked field by field in struct lf_meta, and parse_burst() is checked
  * for compaction, drop counters and prefetch-distance independence. The
  * AVX-512 check of eight packets (parse_fast_x8.h) must give the verdicts
- * of the scalar lf_parse_ipv4_plain on random and mutated packets.
+ * of the scalar lf_parse_ipv4_plain on random and mutated packets. The
+ * receive checks of issue 15: parse's martian-source verdicts against a
+ * plain classifier of RFC 1812 5.3.7's and RFC 4291's lists on edge and
+ * random addresses, the port's link-layer checks (parse_packet_port), and
+ * parse_burst with b->local: counters per reason, ARP to kind neigh and an
+ * expired TTL to kind icmp with its meta.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1484,6 +1489,592 @@ test_parse_x8_same_verdicts(void **state)
 	assert_true(ttl_checked > X8_GROUPS / 4);
 }
 
+/* ---- receive checks (issue 15): martian sources, the port's L2 checks ---- */
+
+/*
+ * The oracle: RFC 1812 5.3.7's and RFC 4291's lists written out plainly,
+ * address by address, independent of parse.c. IPv4: "this network" 0/8,
+ * loopback 127/8, multicast 224/4 and reserved 240/4 (which holds
+ * 255.255.255.255) never forwarded from; except 0.0.0.0 to 255.255.255.255,
+ * a DHCP client's discover, which is the router's to receive.
+ */
+static int
+oracle_src4_martian(uint32_t src, uint32_t dst)
+{
+	const unsigned int first = src >> 24;
+
+	if (src == 0 && dst == 0xffffffffu)
+		return 0;
+	if (first == 0)
+		return 1;
+	if (first == 127)
+		return 1;
+	if (first >= 224 && first <= 239)
+		return 1;
+	if (first >= 240)
+		return 1;
+	return 0;
+}
+
+/* IPv6: ::, ::1 and ff00::/8; :: to link-scope multicast (DAD, MLD) excepted. */
+static int
+oracle_src6_martian(const uint8_t *src, const uint8_t *dst)
+{
+	static const uint8_t unspec[16] = { 0 };
+	static const uint8_t loop[16] = { [15] = 1 };
+
+	if (src[0] == 0xff)
+		return 1;
+	if (memcmp(src, loop, 16) == 0)
+		return 1;
+	if (memcmp(src, unspec, 16) == 0)
+		return !(dst[0] == 0xff && dst[1] == 0x02);
+	return 0;
+}
+
+static uint64_t rx_rng = 0x9e3779b97f4a7c15ull;
+
+static uint32_t
+rx_rnd(void)
+{
+	rx_rng ^= rx_rng << 13;
+	rx_rng ^= rx_rng >> 7;
+	rx_rng ^= rx_rng << 17;
+	return (uint32_t)(rx_rng >> 16);
+}
+
+static void
+set_ipv4_addrs(struct pkt *p, uint32_t src, uint32_t dst)
+{
+	uint32_t s = rte_cpu_to_be_32(src), d = rte_cpu_to_be_32(dst);
+
+	memcpy(&ip4(p)->src_addr, &s, 4);
+	memcpy(&ip4(p)->dst_addr, &d, 4);
+	fix_ipv4_cksum(p);
+}
+
+/* Verdict of parse_packet and of the fast check on a packet made here. */
+static int
+verdict4(uint32_t src, uint32_t dst, unsigned int *fast)
+{
+	struct lf_meta meta;
+	struct rte_mbuf *m;
+	struct pkt p;
+	unsigned int proto, need;
+	uint32_t d;
+	int sw, ret;
+
+	good_ipv4(&p, 64);
+	set_ipv4_addrs(&p, src, dst);
+	m = to_mbuf(&p, 0);
+	ret = parse_packet(m, &meta, &sw);
+	*fast = lf_parse_ipv4_plain(m, &proto, &need, &d);
+	rte_pktmbuf_free(m);
+	return ret;
+}
+
+static void
+test_martian_src4_oracle(void **state)
+{
+	static const uint32_t edges[] = {
+		0x00000000, 0x00000001, 0x00ffffff, 0x01000000, 0x0a000001, 0x7effffff, 0x7f000000,
+		0x7f000001, 0x7fffffff, 0x80000000, 0xa9fe0001, 0xc0000201, 0xdfffffff, 0xe0000000,
+		0xe0000005, 0xefffffff, 0xf0000000, 0xf0000001, 0xfffffffe, 0xffffffff,
+	};
+	static const uint32_t dsts[] = { 0xc6336409, 0xffffffff, 0xe0000005, 0x00000000 };
+	unsigned int i, j, fast, counts[2] = { 0, 0 };
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(edges) + 20000; i++) {
+		const uint32_t src =
+			i < RTE_DIM(edges) ? edges[i] : rx_rnd() | (rx_rnd() & 1) << 31;
+
+		for (j = 0; j < RTE_DIM(dsts) + 1; j++) {
+			const uint32_t dst = j < RTE_DIM(dsts) ? dsts[j] : rx_rnd();
+			const int want = oracle_src4_martian(src, dst);
+			const int got = verdict4(src, dst, &fast);
+
+			if (got != (want ? LF_DROP_MARTIAN_SRC : NO_DROP))
+				fail_msg("src %08x dst %08x: parse %d, oracle martian %d", src, dst,
+					 got, want);
+			/* The fast check never takes a martian (nor the exception:
+			 * the general parser decides it). */
+			if (want && fast != 0)
+				fail_msg("src %08x dst %08x: fast check took a martian", src, dst);
+			if (!want && src >> 24 != 0 && fast == 0)
+				fail_msg("src %08x dst %08x: fast check refused", src, dst);
+			counts[want]++;
+		}
+	}
+	/* Both verdicts, in quantity. */
+	assert_true(counts[0] > 10000);
+	assert_true(counts[1] > 10000);
+}
+
+static int
+verdict6(const uint8_t *src, const uint8_t *dst)
+{
+	struct lf_meta meta;
+	struct pkt p;
+
+	good_ipv6(&p, 64);
+	memcpy(ip6(&p)->src_addr, src, 16);
+	memcpy(ip6(&p)->dst_addr, dst, 16);
+	return parse(&p, &meta);
+}
+
+static void
+test_martian_src6_oracle(void **state)
+{
+	static const uint8_t edges[][16] = {
+		{ 0 },
+		{ [15] = 1 },
+		{ [15] = 2 },
+		{ [14] = 1 },
+		{ [0] = 1 },
+		{ [10] = 0xff, [11] = 0xff, [12] = 127, [15] = 1 }, /* ::ffff:127.0.0.1 */
+		{ 0xfe, 0x80, [15] = 1 },
+		{ 0xfe, 0xc0, [15] = 1 },
+		{ 0xfe, 0xff, [15] = 1 },
+		{ 0xff },
+		{ 0xff, 0x02, [15] = 1 },
+		{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		  0xff, 0xff, 0xff },
+		{ 0x20, 0x01, 0x0d, 0xb8, [15] = 1 },
+	};
+	static const uint8_t dsts[][16] = {
+		{ 0x20, 0x01, 0x0d, 0xb8, [15] = 2 },
+		{ 0xff, 0x02, [15] = 1 },
+		{ 0xff, 0x02, [11] = 1, 0xff, 0x00, 0x00, 0x01 },
+		{ 0xff, 0x05, [15] = 2 },
+		{ 0xfe, 0x80, [15] = 1 },
+	};
+	unsigned int i, j, k, counts[2] = { 0, 0 };
+	uint8_t src[16];
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(edges) + 5000; i++) {
+		if (i < RTE_DIM(edges)) {
+			memcpy(src, edges[i], 16);
+		} else {
+			for (k = 0; k < 16; k++)
+				src[k] = (uint8_t)rx_rnd();
+			/* Near the special ones now and then. */
+			if (i % 4 == 0)
+				src[0] = 0xff;
+			else if (i % 4 == 1)
+				memset(src, 0, 15);
+		}
+		for (j = 0; j < RTE_DIM(dsts); j++) {
+			const int want = oracle_src6_martian(src, dsts[j]);
+			const int got = verdict6(src, dsts[j]);
+
+			if (got != (want ? LF_DROP_MARTIAN_SRC : NO_DROP))
+				fail_msg("IPv6 source %u (dst %u): parse %d, oracle martian %d", i,
+					 j, got, want);
+			counts[want]++;
+		}
+	}
+	assert_true(counts[0] > 2000);
+	assert_true(counts[1] > 2000);
+}
+
+/* ---- the port's link-layer checks ---- */
+
+static const struct rte_ether_addr our_mac = { { 0x02, 0, 0, 0, 0, 0x01 } };
+
+/* Frame dst MAC of the packet, rewritten in place. */
+static void
+set_dmac(struct pkt *p, const uint8_t *mac)
+{
+	memcpy(p->b, mac, 6);
+}
+
+static void
+set_ipv4_dst(struct pkt *p, uint32_t dst)
+{
+	uint32_t d = rte_cpu_to_be_32(dst);
+
+	memcpy(&ip4(p)->dst_addr, &d, 4);
+	fix_ipv4_cksum(p);
+}
+
+static int
+parse_port(const struct pkt *p, const struct lf_port_l3 *port, struct lf_meta *meta)
+{
+	struct rte_mbuf *m = to_mbuf(p, 0);
+	int sw, ret;
+
+	memset(meta, 0xa5, sizeof(*meta));
+	ret = parse_packet_port(m, meta, &sw, port);
+	assert_memory_equal(rte_pktmbuf_mtod(m, void *), p->b, p->len);
+	rte_pktmbuf_free(m);
+	return ret;
+}
+
+static void
+test_l2_checks(void **state)
+{
+	static const uint8_t other[6] = { 0x02, 0, 0, 0, 0, 0x09 };
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t mc4[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x05 };
+	static const uint8_t mc6[6] = { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 };
+	static const uint8_t ff02_1[16] = { 0xff, 0x02, [15] = 1 };
+	static const uint16_t t1[] = { RTE_ETHER_TYPE_VLAN };
+	struct lf_port_l3 routed, promisc;
+	struct lf_meta meta;
+	struct pkt p;
+
+	(void)state;
+	memset(&routed, 0, sizeof(routed));
+	routed.mac = our_mac;
+	promisc = routed;
+	promisc.promisc = true;
+
+	/* Unicast: to the port's MAC, to another. */
+	good_ipv4(&p, 64);
+	assert_int_equal(parse_port(&p, &routed, &meta), NO_DROP);
+	assert_int_equal(parse_port(&p, NULL, &meta), NO_DROP);
+	set_dmac(&p, other);
+	assert_int_equal(parse_port(&p, &routed, &meta), LF_DROP_L2_NOT_OURS);
+	assert_int_equal(parse_port(&p, &promisc, &meta), NO_DROP);
+	assert_int_equal(parse_port(&p, NULL, &meta), NO_DROP);
+	/* Whatever the frame holds: not ours is decided first. */
+	l2(&p, RTE_ETHER_TYPE_ARP);
+	put_bytes(&p, 28);
+	set_dmac(&p, other);
+	assert_int_equal(parse_port(&p, &routed, &meta), LF_DROP_L2_NOT_OURS);
+	put_l2(&p, t1, 1, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 64, IPPROTO_UDP, 0, 18);
+	set_dmac(&p, other);
+	assert_int_equal(parse_port(&p, &routed, &meta), LF_DROP_L2_NOT_OURS);
+	set_dmac(&p, our_mac.addr_bytes);
+	assert_int_equal(parse_port(&p, &routed, &meta), NO_DROP);
+	assert_int_equal(meta.l3_off, 18);
+
+	/* Group frames: IP to a group goes on, unicast IP is dropped. */
+	good_ipv4(&p, 64);
+	set_dmac(&p, bcast);
+	assert_int_equal(parse_port(&p, &routed, &meta), LF_DROP_L2_MCAST_UNICAST_IP);
+	assert_int_equal(parse_port(&p, &promisc, &meta), LF_DROP_L2_MCAST_UNICAST_IP);
+	assert_int_equal(parse_port(&p, NULL, &meta), NO_DROP);
+	set_ipv4_dst(&p, 0xffffffff);
+	assert_int_equal(parse_port(&p, &routed, &meta), NO_DROP);
+	set_ipv4_dst(&p, 0xf0000001); /* class E is not a group */
+	assert_int_equal(parse_port(&p, &routed, &meta), LF_DROP_L2_MCAST_UNICAST_IP);
+	set_dmac(&p, mc4);
+	set_ipv4_dst(&p, 0xc6336409);
+	assert_int_equal(parse_port(&p, &routed, &meta), LF_DROP_L2_MCAST_UNICAST_IP);
+	set_ipv4_dst(&p, 0xe0000005);
+	assert_int_equal(parse_port(&p, &routed, &meta), NO_DROP);
+	/* OSPF's TTL 1 to its group: the router's, not expired ... */
+	good_ipv4(&p, 1);
+	set_dmac(&p, mc4);
+	set_ipv4_dst(&p, 0xe0000005);
+	assert_int_equal(parse_port(&p, &routed, &meta), NO_DROP);
+	assert_int_equal(meta.af, 4);
+	assert_int_equal(meta.l4_off, 34);
+	/* ... but without the port's checks as before, and unicast TTL 1 is. */
+	assert_int_equal(parse_port(&p, NULL, &meta), LF_DROP_TTL_EXPIRED);
+	good_ipv4(&p, 1);
+	assert_int_equal(parse_port(&p, &routed, &meta), LF_DROP_TTL_EXPIRED);
+	/* A martian source in a good group frame is still martian. */
+	good_ipv4(&p, 64);
+	set_dmac(&p, bcast);
+	set_ipv4_addrs(&p, 0x7f000001, 0xffffffff);
+	assert_int_equal(parse_port(&p, &routed, &meta), LF_DROP_MARTIAN_SRC);
+	set_ipv4_addrs(&p, 0, 0xffffffff); /* DHCP discover */
+	assert_int_equal(parse_port(&p, &routed, &meta), NO_DROP);
+
+	/* IPv6 alike. */
+	good_ipv6(&p, 64);
+	set_dmac(&p, mc6);
+	assert_int_equal(parse_port(&p, &routed, &meta), LF_DROP_L2_MCAST_UNICAST_IP);
+	memcpy(ip6(&p)->dst_addr, ff02_1, 16);
+	assert_int_equal(parse_port(&p, &routed, &meta), NO_DROP);
+	ip6(&p)->hop_limits = 1; /* MLD's hop limit */
+	assert_int_equal(parse_port(&p, &routed, &meta), NO_DROP);
+	assert_int_equal(meta.af, 6);
+	assert_int_equal(parse_port(&p, NULL, &meta), LF_DROP_TTL_EXPIRED);
+	good_ipv6(&p, 64);
+	set_dmac(&p, other);
+	assert_int_equal(parse_port(&p, &routed, &meta), LF_DROP_L2_NOT_OURS);
+	assert_int_equal(parse_port(&p, &promisc, &meta), NO_DROP);
+
+	/* ARP: to the neighbour code with the port's checks, else not IP. */
+	put_l2(&p, t1, 1, RTE_ETHER_TYPE_ARP);
+	put_bytes(&p, 28);
+	set_dmac(&p, bcast);
+	assert_int_equal(parse_port(&p, &routed, &meta), LF_PARSE_ARP);
+	assert_int_equal(meta.l3_off, 18);
+	assert_int_equal(parse_port(&p, NULL, &meta), LF_DROP_NON_IP);
+	set_dmac(&p, our_mac.addr_bytes);
+	assert_int_equal(parse_port(&p, &routed, &meta), LF_PARSE_ARP);
+	/* Other EtherTypes in a group frame: not IP, for kind other. */
+	l2(&p, 0x88cc); /* LLDP */
+	put_bytes(&p, 40);
+	set_dmac(&p, mc4);
+	assert_int_equal(parse_port(&p, &routed, &meta), LF_DROP_NON_IP);
+	/* Malformed before everything. */
+	good_ipv4(&p, 64);
+	p.len = 13;
+	assert_int_equal(parse_port(&p, &routed, &meta), LF_DROP_L2_MALFORMED);
+}
+
+/*
+ * A malformed L4 header wins over an expired TTL (no ICMP error about a
+ * malformed packet); an expired one is filled in whole for the ICMP stage.
+ */
+static void
+test_ttl_after_l4(void **state)
+{
+	struct lf_meta meta;
+	struct pkt p;
+
+	(void)state;
+	l2(&p, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 5, 1, IPPROTO_TCP, 0, 10);
+	expect_drop(&p, LF_DROP_L4_MALFORMED);
+	l2(&p, RTE_ETHER_TYPE_IPV4);
+	put_ipv4(&p, 6, 1, IPPROTO_TCP, 0, 20);
+	assert_int_equal(parse(&p, &meta), LF_DROP_TTL_EXPIRED);
+	assert_int_equal(meta.l3_off, 14);
+	assert_int_equal(meta.l4_off, 38);
+	assert_int_equal(meta.af, 4);
+	assert_int_equal(meta.l4_proto, IPPROTO_TCP);
+	/* IPv6 through an extension header. */
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 1, IPPROTO_DSTOPTS);
+	put_ext(&p, IPPROTO_UDP, 8);
+	put_bytes(&p, 8);
+	fin_ipv6(&p);
+	assert_int_equal(parse(&p, &meta), LF_DROP_TTL_EXPIRED);
+	assert_int_equal(meta.l4_off, 14 + 40 + 8);
+	assert_int_equal(meta.af, 6);
+	assert_int_equal(meta.l4_proto, IPPROTO_UDP);
+	/* A non-first fragment expires too. */
+	l2(&p, RTE_ETHER_TYPE_IPV6);
+	put_ipv6(&p, 0, IPPROTO_FRAGMENT);
+	put_frag6(&p, IPPROTO_UDP, 100, 0);
+	put_bytes(&p, 8);
+	fin_ipv6(&p);
+	assert_int_equal(parse(&p, &meta), LF_DROP_TTL_EXPIRED);
+	assert_int_equal(meta.l4_off, 0);
+}
+
+/* ---- parse_burst with b->local: counters, diversions ---- */
+
+enum rx_case {
+	RX_GOOD4, /* to our MAC */
+	RX_GOOD6,
+	RX_FOREIGN, /* unicast to another MAC */
+	RX_BCAST_UNICAST, /* broadcast frame, unicast IP */
+	RX_MARTIAN4,
+	RX_MARTIAN6,
+	RX_ARP,
+	RX_TTL4,
+	RX_TTL6,
+	RX_CASES
+};
+
+/* Packet of case c; the verdict it gets on a routed port with local set. */
+static void
+rx_packet(enum rx_case c, struct pkt *p)
+{
+	static const uint8_t other[6] = { 0x02, 0, 0, 0, 0, 0x77 };
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+	switch (c) {
+	case RX_GOOD4:
+		good_ipv4(p, 64);
+		break;
+	case RX_GOOD6:
+		good_ipv6(p, 64);
+		break;
+	case RX_FOREIGN:
+		good_ipv4(p, 64);
+		set_dmac(p, other);
+		break;
+	case RX_BCAST_UNICAST:
+		good_ipv4(p, 64);
+		set_dmac(p, bcast);
+		break;
+	case RX_MARTIAN4:
+		good_ipv4(p, 64);
+		set_ipv4_addrs(p, 0xe0000001 + (rx_rnd() & 0x1fffffff), 0xc6336409);
+		break;
+	case RX_MARTIAN6:
+		good_ipv6(p, 64);
+		ip6(p)->src_addr[0] = 0xff;
+		break;
+	case RX_ARP:
+		l2(p, RTE_ETHER_TYPE_ARP);
+		put_bytes(p, 28);
+		set_dmac(p, bcast);
+		break;
+	case RX_TTL4:
+		good_ipv4(p, 1);
+		break;
+	default:
+		good_ipv6(p, 1);
+	}
+}
+
+static void
+run_rx_burst(bool local_on, bool time_exceeded, bool promisc, uint16_t n)
+{
+	struct rte_mbuf *pkts[LF_BURST_MAX];
+	unsigned int count[RX_CASES] = { 0 }, i;
+	enum rx_case cases[LF_BURST_MAX];
+	struct lf_worker_stats stats;
+	struct lf_local *local;
+	struct lf_burst *b;
+	uint16_t k;
+
+	memset(&stats, 0, sizeof(stats));
+	b = rte_zmalloc("lfut_burst", sizeof(*b), RTE_CACHE_LINE_SIZE);
+	local = rte_zmalloc("lfut_local", sizeof(*local), RTE_CACHE_LINE_SIZE);
+	assert_non_null(b);
+	assert_non_null(local);
+	local->n_ports = 2;
+	local->time_exceeded = time_exceeded;
+	local->port[1].mac = our_mac;
+	local->port[1].promisc = promisc;
+	b->stats = &stats;
+	b->prefetch_distance = 4;
+	b->rx_port = 1;
+	b->local = local_on ? local : NULL;
+	for (i = 0; i < n; i++) {
+		struct pkt p;
+
+		cases[i] = (enum rx_case)(rx_rnd() % RX_CASES);
+		rx_packet(cases[i], &p);
+		count[cases[i]]++;
+		pkts[i] = to_mbuf(&p, 0);
+	}
+	k = parse_burst(b, pkts, n);
+
+	/* Counters per reason. */
+	assert_int_equal(stats.drops[LF_DROP_MARTIAN_SRC], count[RX_MARTIAN4] + count[RX_MARTIAN6]);
+	if (local_on) {
+		const unsigned int ttl = count[RX_TTL4] + count[RX_TTL6];
+		unsigned int j;
+
+		assert_int_equal(stats.drops[LF_DROP_L2_NOT_OURS], promisc ? 0 : count[RX_FOREIGN]);
+		assert_int_equal(stats.drops[LF_DROP_L2_MCAST_UNICAST_IP], count[RX_BCAST_UNICAST]);
+		assert_int_equal(b->n_div[LF_KIND_NEIGH], count[RX_ARP]);
+		assert_int_equal(b->n_div[LF_KIND_OTHER], 0);
+		assert_int_equal(stats.drops[LF_DROP_NON_IP], 0);
+		assert_int_equal(stats.drops[LF_DROP_TTL_EXPIRED], time_exceeded ? 0 : ttl);
+		assert_int_equal(b->n_div[LF_KIND_ICMP], time_exceeded ? ttl : 0);
+		assert_int_equal(k,
+				 count[RX_GOOD4] + count[RX_GOOD6] +
+					 (promisc ? count[RX_FOREIGN] : 0));
+		for (j = 0; j < b->n_div[LF_KIND_NEIGH]; j++) {
+			const struct lf_meta *dm = &b->div_meta[LF_KIND_NEIGH][j];
+
+			assert_int_equal(dm->kind, LF_KIND_NEIGH);
+			assert_int_equal(dm->l3_off, 14);
+			assert_int_equal(rte_pktmbuf_mtod(b->div[LF_KIND_NEIGH][j], uint8_t *)[13],
+					 0x06);
+		}
+		for (j = 0; j < b->n_div[LF_KIND_ICMP]; j++) {
+			const struct lf_meta *dm = &b->div_meta[LF_KIND_ICMP][j];
+			const uint8_t *d = rte_pktmbuf_mtod(b->div[LF_KIND_ICMP][j], uint8_t *);
+
+			assert_int_equal(dm->kind, LF_KIND_ICMP);
+			assert_int_equal(dm->nh, LF_ICMP_TTL);
+			assert_int_equal(dm->l3_off, 14);
+			assert_int_equal(dm->l4_proto, IPPROTO_UDP);
+			if (d[12] == 0x08) {
+				assert_int_equal(dm->af, 4);
+				assert_int_equal(dm->l4_off, 34);
+			} else {
+				assert_int_equal(dm->af, 6);
+				assert_int_equal(dm->l4_off, 54);
+			}
+		}
+	} else {
+		/* No L2 checks: foreign and group frames go on, ARP is not IP. */
+		assert_int_equal(stats.drops[LF_DROP_L2_NOT_OURS], 0);
+		assert_int_equal(stats.drops[LF_DROP_L2_MCAST_UNICAST_IP], 0);
+		assert_int_equal(b->n_div[LF_KIND_NEIGH], 0);
+		assert_int_equal(b->n_div[LF_KIND_ICMP], 0);
+		assert_int_equal(b->n_div[LF_KIND_OTHER], count[RX_ARP]);
+		assert_int_equal(stats.drops[LF_DROP_TTL_EXPIRED], count[RX_TTL4] + count[RX_TTL6]);
+		assert_int_equal(k,
+				 count[RX_GOOD4] + count[RX_GOOD6] + count[RX_FOREIGN] +
+					 count[RX_BCAST_UNICAST]);
+	}
+	/* The kept ones, in order, are the kinds that go on. */
+	for (i = 0, k = 0; i < n; i++) {
+		const bool kept = cases[i] == RX_GOOD4 || cases[i] == RX_GOOD6 ||
+			(cases[i] == RX_FOREIGN && (!local_on || promisc)) ||
+			(cases[i] == RX_BCAST_UNICAST && !local_on);
+
+		if (kept) {
+			assert_int_equal(b->meta[k].kind, LF_KIND_IP);
+			k++;
+		}
+	}
+	lf_burst_drops_flush(b);
+	for (i = 0; i < LF_KIND_COUNT; i++)
+		rte_pktmbuf_free_bulk(b->div[i], b->n_div[i]);
+	rte_pktmbuf_free_bulk(pkts, k);
+	rte_free(b);
+	rte_free(local);
+}
+
+static void
+test_parse_burst_local(void **state)
+{
+	static const uint16_t sizes[] = { 1, 7, 32, 100, 256 };
+	unsigned int s, v;
+
+	(void)state;
+	for (s = 0; s < RTE_DIM(sizes); s++)
+		for (v = 0; v < 8; v++) {
+			run_rx_burst(v & 1, v & 2, v & 4, sizes[s]);
+			assert_int_equal(rte_mempool_avail_count(pool), POOL_SIZE);
+		}
+}
+
+/* A port index past local's ports has no L2 side: no checks. */
+static void
+test_parse_burst_unknown_port(void **state)
+{
+	static const uint8_t other[6] = { 0x02, 0, 0, 0, 0, 0x77 };
+	struct rte_mbuf *pkts[2];
+	struct lf_worker_stats stats;
+	struct lf_local *local;
+	struct lf_burst *b;
+	struct pkt p;
+
+	(void)state;
+	memset(&stats, 0, sizeof(stats));
+	b = rte_zmalloc("lfut_burst", sizeof(*b), RTE_CACHE_LINE_SIZE);
+	local = rte_zmalloc("lfut_local", sizeof(*local), RTE_CACHE_LINE_SIZE);
+	assert_non_null(b);
+	assert_non_null(local);
+	local->n_ports = 1;
+	local->port[0].mac = our_mac;
+	b->stats = &stats;
+	b->local = local;
+	b->rx_port = 0;
+	good_ipv4(&p, 64);
+	set_dmac(&p, other);
+	pkts[0] = to_mbuf(&p, 0);
+	pkts[1] = to_mbuf(&p, 0);
+	assert_int_equal(parse_burst(b, pkts, 1), 0);
+	assert_int_equal(stats.drops[LF_DROP_L2_NOT_OURS], 1);
+	lf_burst_drops_flush(b);
+	b->rx_port = 1;
+	assert_int_equal(parse_burst(b, pkts + 1, 1), 1);
+	rte_pktmbuf_free(pkts[1]);
+	rte_free(b);
+	rte_free(local);
+}
+
 #define T(f) cmocka_unit_test_teardown(f, check_pool)
 
 int
@@ -1518,6 +2109,13 @@ main(void)
 		T(test_ipv6_qinq),
 		T(test_parse_burst),
 		T(test_parse_x8_same_verdicts),
+		/* The receive checks a router makes (issue 15). */
+		T(test_martian_src4_oracle),
+		T(test_martian_src6_oracle),
+		T(test_l2_checks),
+		T(test_ttl_after_l4),
+		T(test_parse_burst_local),
+		T(test_parse_burst_unknown_port),
 	};
 
 	return cmocka_run_group_tests_name("parse", tests, group_setup, group_teardown);
