@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 bad=0
 lib_h=$(cd include/lib && ls ./*.h | sed 's|^\./||')
 shared_h="dp.h gtpu.h fused.h parse_fast.h parse_fast_x8.h cksum.h rewrite_pkt.h flow_lookup.h config.h lf_log.h"
-stages="parse fastpath flow_stage acl_stage fib_stage rewrite unhandled upf_stage"
+stages="parse fastpath flow_stage acl_stage fib_stage rewrite unhandled upf_stage icmp_stage local_stage neigh_stage"
 
 includes() { sed -n 's/^#include "\([^"]*\)".*/\1/p' "$@"; }
 in_list() { local x=$1; shift; for y in "$@"; do [ "$x" = "$y" ] && return 0; done; return 1; }

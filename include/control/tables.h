@@ -69,6 +69,18 @@ int tables_load_files(const struct lf_config *cfg, struct lf_table_src *src, cha
 int tables_add_upf_routes(const struct lf_config *cfg, struct lf_table_src *src, char *err,
 			  size_t errlen);
 
+/**
+ * Add the router's own routes to src: martian destinations to a next hop
+ * of kind local that drops them, the link-scope groups, the limited
+ * broadcast and every [port] address (and its subnet broadcast) to one
+ * that delivers them. tables_load_files() calls it; tables_build() adds
+ * each port's IPv6 link-local address once the ports' MACs are known.
+ * @return 0, or -errno with err naming the route file's line that is
+ *         inside a martian prefix or has the prefix of an own address.
+ */
+int tables_add_local_routes(const struct lf_config *cfg, struct lf_table_src *src, char *err,
+			    size_t errlen);
+
 /** Free what tables_load_files() read. */
 void tables_src_free(struct lf_table_src *src);
 

@@ -130,6 +130,9 @@ extern const char *const lf_drop_names[LF_DROP_COUNT];
 	/* ARP, IPv6 ND, and packets whose next hop is not resolved yet      \
 	 * (meta.nh): to the control thread (neigh_stage.h). */ \
 	X(NEIGH, "neigh")                                                      \
+	/* To the kernel: sent as is out of meta.out, the mirror of the   \
+	 * port it came in on (local_stage.h). */    \
+	X(PUNT, "punt")                                                        \
 	X(OTHER, "other") /* Nothing lanefwd handles: counted non_ip. */
 
 enum lf_kind {
@@ -196,6 +199,8 @@ struct lf_meta {
  * this hop (a decapsulated uplink packet).
  */
 #define LF_META_TTL_DONE 0x01
+/** lf_meta.flags: an ICMPv6 ND message the local stage hands to the neigh kind. */
+#define LF_META_ND 0x02
 
 /** Why a packet was diverted to LF_KIND_ICMP: its meta.nh. */
 enum lf_icmp_why {
@@ -206,8 +211,12 @@ enum lf_icmp_why {
 
 /** lf_nh.arg of a next hop of kind LF_KIND_LOCAL. */
 enum lf_local_arg {
-	LF_LOCAL_DELIVER, /**< The router's own address or a group it listens to. */
+	LF_LOCAL_DELIVER, /**< One of the router's own unicast addresses. */
 	LF_LOCAL_MARTIAN, /**< A destination no router forwards to: martian_dst. */
+	/** A group or broadcast address it receives (224.0.0.0/24, ff02::/16,
+	 * broadcasts): to the kernel, never answered by the data plane. */
+	LF_LOCAL_GROUP,
+	LF_LOCAL_COUNT
 };
 
 /**
@@ -250,6 +259,12 @@ struct lf_local {
 	bool time_exceeded;
 	bool unreachable;
 	bool frag_needed;
+	/**
+	 * The ports' MTUs differ, so a packet may be larger than its egress
+	 * port takes: rewrite checks each one, and the fused stages and
+	 * flow-cache hits (which do not) are not used.
+	 */
+	bool mtu_check;
 	uint16_t n_ports; /**< Datapath ports: configured ones and their mirrors. */
 	struct lf_port_l3 port[LF_MAX_DP_PORTS];
 };
@@ -457,6 +472,29 @@ lf_burst_nh_miss(struct lf_burst *b, struct rte_mbuf *m, const struct lf_meta *m
 		lf_burst_drop_decided(b, m, meta, LF_DROP_NO_NEXTHOP);
 	else
 		lf_burst_drop(b, m, kind == 0 ? LF_DROP_NO_NEXTHOP : LF_DROP_LOOP);
+}
+
+/** Do the ports' MTUs differ (lf_local.mtu_check)? */
+static inline bool
+lf_burst_mtu_check(const struct lf_burst *b)
+{
+	return b->local != NULL && b->local->mtu_check;
+}
+
+/**
+ * A packet without a route: to the ICMP kind for a destination
+ * unreachable ([icmp] unreachable, with the router's own side set up), else
+ * dropped no_route (a decision a flow cache may keep).
+ */
+static inline void
+lf_burst_no_route(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta)
+{
+	if (b->local != NULL && b->local->unreachable && meta->kind < LF_KIND_ICMP) {
+		meta->nh = LF_ICMP_NO_ROUTE;
+		lf_burst_divert(b, m, meta, LF_KIND_ICMP);
+		return;
+	}
+	lf_burst_drop_decided(b, m, meta, LF_DROP_NO_ROUTE);
 }
 
 /** Free what the stages dropped during this burst. */

@@ -87,8 +87,11 @@ local_create(struct lf_app *a, char *err, size_t errlen)
 	l->unreachable = cfg->icmp.unreachable;
 	l->frag_needed = cfg->icmp.frag_needed;
 	l->n_ports = (uint16_t)(cfg->n_ports + a->n_exc);
-	for (p = 0; p < cfg->n_ports; p++)
+	for (p = 0; p < cfg->n_ports; p++) {
 		port_l3_fill(a, p, &l->port[p]);
+		if (cfg->ports[p].mtu != cfg->ports[0].mtu)
+			l->mtu_check = true;
+	}
 	/* A mirror is never routed to: it has no address of its own here. */
 	for (i = 0; i < a->n_exc; i++) {
 		struct lf_port_l3 *m = &l->port[cfg->n_ports + i];

@@ -8,13 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 
+#include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
 #include "lf_log.h"
 #include "rewrite.h"
 #include "tables.h"
+
+/* The router's own next hops (enum lf_local_arg): deliver, martian, group. */
+#define LOCAL_NH_COUNT LF_LOCAL_COUNT
 
 /* Next-hop ids one past the configured ones: where the UPF's entries go. */
 static uint32_t
@@ -28,10 +33,10 @@ nh_base(const struct lf_config *cfg)
 	return n;
 }
 
-/* Append a route, refusing a prefix a route file already has. */
+/* Append a route, refusing a prefix a route file (or an earlier special route) already has. */
 static int
-upf_route_add(struct lf_route_table *t, const char *file, int af, const uint8_t *a,
-	      unsigned int plen, uint32_t nh, const char *what, char *err, size_t errlen)
+special_route_add(struct lf_route_table *t, const char *file, int af, const uint8_t *a,
+		  unsigned int plen, uint32_t nh, const char *what, char *err, size_t errlen)
 {
 	struct lf_route r;
 	size_t i;
@@ -86,27 +91,224 @@ tables_add_upf_routes(const struct lf_config *cfg, struct lf_table_src *src, cha
 
 	if (!u->enabled)
 		return 0;
-	if (base + 1 + u->n_ni > LF_FIB_MAX_NH) {
+	if (base + 1 + u->n_ni + LOCAL_NH_COUNT > LF_FIB_MAX_NH) {
 		snprintf(err, errlen, "%s: [upf]: no next-hop ids left above %u for the UPF",
 			 cfg->path, base - 1);
 		return -ENOSPC;
 	}
 	if (u->has_n3_ipv4)
-		ret = upf_route_add(&src->r4, cfg->routes.ipv4, 4, u->n3_ipv4, 32, base,
-				    "[upf] n3_ipv4", err, errlen);
+		ret = special_route_add(&src->r4, cfg->routes.ipv4, 4, u->n3_ipv4, 32, base,
+					"[upf] n3_ipv4", err, errlen);
 	if (ret == 0 && u->has_n3_ipv6)
-		ret = upf_route_add(&src->r6, cfg->routes.ipv6, 6, u->n3_ipv6, 128, base,
-				    "[upf] n3_ipv6", err, errlen);
+		ret = special_route_add(&src->r6, cfg->routes.ipv6, 6, u->n3_ipv6, 128, base,
+					"[upf] n3_ipv6", err, errlen);
 	for (i = 0; ret == 0 && i < u->n_ni; i++) {
 		for (k = 0; ret == 0 && k < u->ni[i].n_pools; k++) {
 			const int af = u->ni[i].pool[k].af;
 
 			snprintf(what, sizeof(what), "[%s] ue_pool", u->ni[i].section);
-			ret = upf_route_add(af == 4 ? &src->r4 : &src->r6,
-					    af == 4 ? cfg->routes.ipv4 : cfg->routes.ipv6, af,
-					    u->ni[i].pool[k].a, u->ni[i].pool[k].plen, base + 1 + i,
-					    what, err, errlen);
+			ret = special_route_add(af == 4 ? &src->r4 : &src->r6,
+						af == 4 ? cfg->routes.ipv4 : cfg->routes.ipv6, af,
+						u->ni[i].pool[k].a, u->ni[i].pool[k].plen,
+						base + 1 + i, what, err, errlen);
 		}
+	}
+	return ret;
+}
+
+/*
+ * The router's own next hops, after the UPF's: one of kind local that
+ * delivers (the router's addresses, the link-scope groups it listens to),
+ * one of kind local that drops as martian_dst.
+ */
+static uint32_t
+local_base(const struct lf_config *cfg)
+{
+	return nh_base(cfg) + (cfg->upf.enabled ? 1 + cfg->upf.n_ni : 0);
+}
+
+/* Then the ids neigh_nh_get() hands out at run time ([netlink] routes). */
+static uint32_t
+dyn_base(const struct lf_config *cfg)
+{
+	return local_base(cfg) + LOCAL_NH_COUNT;
+}
+
+static uint32_t
+dyn_count(const struct lf_config *cfg)
+{
+	return cfg->netlink.enabled ? cfg->netlink.max_nexthops : 0;
+}
+
+/*
+ * Destinations no router forwards to (RFC 1812 5.3.7 and 4.2.3.1, RFC
+ * 3927, RFC 4291 2.5.2, 2.5.3, 2.5.6, 2.7), routed to the martian next hop,
+ * and the link-scope ones it listens to, routed to the delivering one. The
+ * longest match makes the exceptions: 224.0.0.0/24 inside 224/4,
+ * 255.255.255.255 inside 240/4, ff02::/16 inside ff00::/8, the ports'
+ * link-local addresses inside fe80::/10.
+ */
+static const struct {
+	uint8_t af, plen;
+	uint8_t a[16];
+	uint8_t arg; /* enum lf_local_arg */
+} special_prefixes[] = {
+	{ 4, 8, { 0 }, LF_LOCAL_MARTIAN },
+	{ 4, 8, { 127 }, LF_LOCAL_MARTIAN },
+	{ 4, 16, { 169, 254 }, LF_LOCAL_MARTIAN },
+	{ 4, 4, { 224 }, LF_LOCAL_MARTIAN },
+	{ 4, 4, { 240 }, LF_LOCAL_MARTIAN },
+	{ 4, 24, { 224, 0, 0 }, LF_LOCAL_GROUP },
+	{ 4, 32, { 255, 255, 255, 255 }, LF_LOCAL_GROUP },
+	{ 6, 128, { 0 }, LF_LOCAL_MARTIAN },
+	{ 6, 128, { [15] = 1 }, LF_LOCAL_MARTIAN },
+	{ 6, 10, { 0xfe, 0x80 }, LF_LOCAL_MARTIAN },
+	{ 6, 8, { 0xff }, LF_LOCAL_MARTIAN },
+	{ 6, 16, { 0xff, 0x02 }, LF_LOCAL_GROUP },
+};
+
+static const char *
+prefix_str(int af, const uint8_t *a, unsigned int plen, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN];
+
+	inet_ntop(af == 4 ? AF_INET : AF_INET6, a, ip, sizeof(ip));
+	snprintf(buf, len, "%s/%u", ip, plen);
+	return buf;
+}
+
+/* Is route r (of family af) inside prefix a/plen? */
+static bool
+route_inside(const struct lf_route *r, int af, const uint8_t *a, unsigned int plen)
+{
+	uint8_t ra[16];
+	unsigned int i;
+
+	if (r->depth < plen)
+		return false;
+	if (af == 4) {
+		ra[0] = r->addr4 >> 24, ra[1] = r->addr4 >> 16, ra[2] = r->addr4 >> 8;
+		ra[3] = (uint8_t)r->addr4;
+	} else {
+		memcpy(ra, r->addr6, 16);
+	}
+	for (i = 0; i < plen; i++)
+		if (((ra[i / 8] ^ a[i / 8]) & (0x80 >> (i % 8))) != 0)
+			return false;
+	return true;
+}
+
+/* The modified EUI-64 link-local address of a MAC (RFC 4291 appendix A). */
+static void
+eui64_link_local(const struct rte_ether_addr *mac, uint8_t *a)
+{
+	memset(a, 0, 16);
+	a[0] = 0xfe, a[1] = 0x80;
+	a[8] = mac->addr_bytes[0] ^ 0x02, a[9] = mac->addr_bytes[1];
+	a[10] = mac->addr_bytes[2], a[11] = 0xff, a[12] = 0xfe;
+	a[13] = mac->addr_bytes[3], a[14] = mac->addr_bytes[4], a[15] = mac->addr_bytes[5];
+}
+
+int
+tables_add_local_routes(const struct lf_config *cfg, struct lf_table_src *src, char *err,
+			size_t errlen)
+{
+	const uint32_t base = local_base(cfg);
+	char what[160], pfx[64];
+	unsigned int i, p, k;
+	int ret = 0;
+
+	if (dyn_base(cfg) + dyn_count(cfg) > LF_FIB_MAX_NH) {
+		snprintf(err, errlen,
+			 "%s: no next-hop ids left above %u for the router's own and [netlink] max_nexthops = %u",
+			 cfg->path, base - 1, dyn_count(cfg));
+		return -ENOSPC;
+	}
+	/* A route file route inside a martian prefix would forward what must not be. */
+	for (i = 0; i < RTE_DIM(special_prefixes); i++) {
+		const struct lf_route_table *t = special_prefixes[i].af == 4 ? &src->r4 : &src->r6;
+		size_t j;
+
+		if (special_prefixes[i].arg != LF_LOCAL_MARTIAN)
+			continue;
+		for (j = 0; j < t->n; j++) {
+			if (!route_inside(&t->r[j], special_prefixes[i].af, special_prefixes[i].a,
+					  special_prefixes[i].plen))
+				continue;
+			snprintf(err, errlen,
+				 "%s:%u: a route inside %s, which no router forwards to (RFC 1812 5.3.7, RFC 4291)",
+				 special_prefixes[i].af == 4 ? cfg->routes.ipv4 : cfg->routes.ipv6,
+				 t->r[j].line,
+				 prefix_str(special_prefixes[i].af, special_prefixes[i].a,
+					    special_prefixes[i].plen, pfx, sizeof(pfx)));
+			return -EINVAL;
+		}
+	}
+	for (i = 0; ret == 0 && i < RTE_DIM(special_prefixes); i++) {
+		const int af = special_prefixes[i].af;
+
+		snprintf(what, sizeof(what), "the router's own %s",
+			 prefix_str(af, special_prefixes[i].a, special_prefixes[i].plen, pfx,
+				    sizeof(pfx)));
+		ret = special_route_add(af == 4 ? &src->r4 : &src->r6,
+					af == 4 ? cfg->routes.ipv4 : cfg->routes.ipv6, af,
+					special_prefixes[i].a, special_prefixes[i].plen,
+					base + special_prefixes[i].arg, what, err, errlen);
+	}
+	for (p = 0; ret == 0 && p < cfg->n_ports; p++) {
+		const struct lf_port_conf *pc = &cfg->ports[p];
+
+		for (k = 0; ret == 0 && k < pc->n_addrs; k++) {
+			const struct lf_ip_addr *ad = &pc->addr[k];
+
+			snprintf(what, sizeof(what), "[%s] address", pc->section);
+			ret = special_route_add(ad->af == 4 ? &src->r4 : &src->r6,
+						ad->af == 4 ? cfg->routes.ipv4 : cfg->routes.ipv6,
+						ad->af, ad->a, ad->af == 4 ? 32 : 128,
+						base + LF_LOCAL_DELIVER, what, err, errlen);
+			/* The subnet's broadcast address is the router's to receive too. */
+			if (ret == 0 && ad->af == 4 && ad->plen <= 30) {
+				uint8_t bc[4];
+				unsigned int b;
+
+				memcpy(bc, ad->a, 4);
+				for (b = ad->plen; b < 32; b++)
+					bc[b / 8] |= 0x80 >> (b % 8);
+				snprintf(what, sizeof(what), "[%s] address's broadcast",
+					 pc->section);
+				ret = special_route_add(&src->r4, cfg->routes.ipv4, 4, bc, 32,
+							base + LF_LOCAL_GROUP, what, err, errlen);
+			}
+		}
+	}
+	return ret;
+}
+
+/*
+ * Each port's IPv6 link-local address, delivered: known once the ports
+ * exist (a MAC may come from the device), so tables_build() adds them.
+ * Two ports with one MAC share it.
+ */
+static int
+add_link_local_routes(const struct lf_config *cfg, const struct rte_ether_addr *macs,
+		      struct lf_table_src *src, char *err, size_t errlen)
+{
+	char what[160];
+	unsigned int p, q;
+	int ret = 0;
+
+	for (p = 0; ret == 0 && p < cfg->n_ports; p++) {
+		uint8_t ll[16];
+
+		for (q = 0; q < p; q++)
+			if (rte_is_same_ether_addr(&macs[q], &macs[p]))
+				break;
+		if (q != p)
+			continue;
+		eui64_link_local(&macs[p], ll);
+		snprintf(what, sizeof(what), "[%s]'s link-local address", cfg->ports[p].section);
+		ret = special_route_add(&src->r6, cfg->routes.ipv6, 6, ll, 128,
+					local_base(cfg) + LF_LOCAL_DELIVER, what, err, errlen);
 	}
 	return ret;
 }
@@ -133,6 +335,8 @@ tables_load_files(const struct lf_config *cfg, struct lf_table_src *src, char *e
 	free(defined);
 	if (n >= 0)
 		n = tables_add_upf_routes(cfg, src, err, errlen);
+	if (n >= 0)
+		n = tables_add_local_routes(cfg, src, err, errlen);
 	if (n >= 0 && cfg->acl.ipv4[0] != '\0')
 		n = acl_load(cfg->acl.ipv4, &src->acl, err, errlen);
 	if (n >= 0 && cfg->acl.ipv6[0] != '\0')
@@ -160,30 +364,51 @@ tables_src_free(struct lf_table_src *src)
 	acl6_rule_set_free(&src->acl6);
 }
 
-/* Grow the next-hop table by the UPF's entries: no port, a kind to hand packets to. */
+/*
+ * Grow the next-hop table past the configured ids: the UPF's entries, the
+ * router's own two, the run-time range (all without a port: a kind to hand
+ * packets to, or undefined). [nexthop] via entries without a MAC wait for
+ * the neighbour code (kind neigh) until it resolves them.
+ */
 static int
-upf_nexthops(const struct lf_config *cfg, struct lf_tables *t, uint32_t base, int socket)
+special_nexthops(const struct lf_config *cfg, struct lf_tables *t, int socket)
 {
-	const uint32_t n = base + 1 + cfg->upf.n_ni;
+	const uint32_t base = nh_base(cfg), lbase = local_base(cfg);
+	const uint32_t n = dyn_base(cfg) + dyn_count(cfg);
 	struct lf_nh *nt;
 	uint32_t i;
 
-	if (!cfg->upf.enabled)
-		return 0;
 	nt = rte_zmalloc_socket("lf_nexthops", n * sizeof(*nt), RTE_CACHE_LINE_SIZE, socket);
 	if (nt == NULL)
 		return -ENOMEM;
 	memcpy(nt, t->nh_table, t->nh_count * sizeof(*nt));
 	for (i = t->nh_count; i < n; i++)
 		nt[i].out = LF_NH_INVALID;
-	nt[base].kind = LF_KIND_UPF_UL;
-	for (i = 0; i < cfg->upf.n_ni; i++) {
-		nt[base + 1 + i].kind = LF_KIND_UPF_DL;
-		nt[base + 1 + i].arg = (uint8_t)i;
+	for (i = 0; i < cfg->n_nexthops; i++) {
+		const struct lf_nexthop_conf *c = &cfg->nexthops[i];
+
+		if (c->has_via && !c->has_mac) {
+			memset(&nt[c->id].dst, 0, sizeof(nt[c->id].dst));
+			nt[c->id].out = LF_NH_INVALID;
+			nt[c->id].kind = LF_KIND_NEIGH;
+		}
+	}
+	if (cfg->upf.enabled) {
+		nt[base].kind = LF_KIND_UPF_UL;
+		for (i = 0; i < cfg->upf.n_ni; i++) {
+			nt[base + 1 + i].kind = LF_KIND_UPF_DL;
+			nt[base + 1 + i].arg = (uint8_t)i;
+		}
+	}
+	for (i = 0; i < LF_LOCAL_COUNT; i++) {
+		nt[lbase + i].kind = LF_KIND_LOCAL;
+		nt[lbase + i].arg = (uint8_t)i;
 	}
 	rewrite_free(t->nh_table);
 	t->nh_table = nt;
 	t->nh_count = n;
+	t->dyn_base = dyn_base(cfg);
+	t->dyn_count = dyn_count(cfg);
 	return 0;
 }
 
@@ -201,6 +426,8 @@ tables_build(const struct lf_config *cfg, struct lf_table_src *src,
 	}
 	t->gen = gen;
 	t->socket = socket;
+	if (macs != NULL && add_link_local_routes(cfg, macs, src, err, errlen) != 0)
+		goto fail;
 	ret = fib_init(&t->fib, &cfg->routes, socket, &src->r4, &src->r6, err, errlen);
 	if (ret != 0)
 		goto fail;
@@ -231,7 +458,7 @@ tables_build(const struct lf_config *cfg, struct lf_table_src *src,
 		snprintf(err, errlen, "cannot allocate the next-hop table");
 		goto fail;
 	}
-	if (upf_nexthops(cfg, t, nh_base(cfg), socket) != 0) {
+	if (special_nexthops(cfg, t, socket) != 0) {
 		snprintf(err, errlen, "cannot allocate the next-hop table");
 		goto fail;
 	}

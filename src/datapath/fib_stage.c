@@ -22,7 +22,7 @@ fib_compact(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 
 	for (i = 0, k = 0; i < n; i++) {
 		if (unlikely(b->meta[i].nh == LF_NH_NONE)) {
-			lf_burst_drop_decided(b, pkts[i], &b->meta[i], LF_DROP_NO_ROUTE);
+			lf_burst_no_route(b, pkts[i], &b->meta[i]);
 			continue;
 		}
 		k = lf_burst_keep(b, pkts, i, k);

@@ -14,6 +14,9 @@
 #include "acl_stage.h"
 #include "fib_stage.h"
 #include "flow_stage.h"
+#include "icmp_stage.h"
+#include "local_stage.h"
+#include "neigh_stage.h"
 #include "parse.h"
 #include "pipeline.h"
 #include "rewrite.h"
@@ -58,15 +61,15 @@ kind_ip(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n
 }
 
 /*
- * LF_KIND_UPF_UL and LF_KIND_UPF_DL: the UPF stage, then what it passes on
- * (decapsulated, encapsulated, or a GTP-U reply) is routed like any packet.
- * Packets lanefwd built keep their TTL (rewrite_flagged_burst).
+ * The kinds whose own stage passes on IP packets to route: the UPF's
+ * (decapsulated, encapsulated, or a GTP-U reply), ICMP errors and echo
+ * replies. Packets lanefwd built keep their TTL (rewrite_flagged_burst).
  */
 static __rte_always_inline void
-kind_upf(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n,
-	 const lf_stage_fn upf_stage)
+kind_then_route(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n,
+		const lf_stage_fn stage)
 {
-	n = upf_stage(b, pkts, n);
+	n = stage(b, pkts, n);
 	if (likely(n != 0))
 		n = fib_stage_burst(b, pkts, n);
 	if (likely(n != 0))
@@ -78,13 +81,43 @@ kind_upf(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t 
 static void
 kind_upf_ul(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
 {
-	kind_upf(b, tx, pkts, n, upf_ul_burst);
+	kind_then_route(b, tx, pkts, n, upf_ul_burst);
 }
 
 static void
 kind_upf_dl(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
 {
-	kind_upf(b, tx, pkts, n, upf_dl_burst);
+	kind_then_route(b, tx, pkts, n, upf_dl_burst);
+}
+
+/* LF_KIND_ICMP: the errors, routed back to their packets' sources. */
+static void
+kind_icmp(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
+{
+	kind_then_route(b, tx, pkts, n, icmp_burst);
+}
+
+/* LF_KIND_LOCAL: echo replies routed back; the rest to neigh, punt or dropped. */
+static void
+kind_local(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
+{
+	kind_then_route(b, tx, pkts, n, local_burst);
+}
+
+/* LF_KIND_NEIGH: all to the control thread. */
+static void
+kind_neigh(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
+{
+	RTE_SET_USED(tx);
+	neigh_burst(b, pkts, n);
+}
+
+/* LF_KIND_PUNT: out of meta.out (the kernel's mirror) as they came in. */
+static void
+kind_punt(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
+{
+	b->out = LF_OUT_MIXED;
+	pipeline_tx(b, tx, pkts, n);
 }
 
 /* LF_KIND_OTHER: nothing handles it yet. */
@@ -98,10 +131,9 @@ kind_other(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_
 typedef void (*kind_fn)(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n);
 
 static const kind_fn kinds[LF_KIND_COUNT] = {
-	[LF_KIND_IP] = kind_ip,         [LF_KIND_UPF_UL] = kind_upf_ul,
-	[LF_KIND_UPF_DL] = kind_upf_dl, [LF_KIND_ICMP] = kind_other,
-	[LF_KIND_LOCAL] = kind_other,   [LF_KIND_NEIGH] = kind_other,
-	[LF_KIND_OTHER] = kind_other,
+	[LF_KIND_IP] = kind_ip,     [LF_KIND_UPF_UL] = kind_upf_ul, [LF_KIND_UPF_DL] = kind_upf_dl,
+	[LF_KIND_ICMP] = kind_icmp, [LF_KIND_LOCAL] = kind_local,   [LF_KIND_NEIGH] = kind_neigh,
+	[LF_KIND_PUNT] = kind_punt, [LF_KIND_OTHER] = kind_other,
 };
 
 /* The packets diverted to kinds after the first, each kind in order. */
@@ -127,7 +159,8 @@ void
 pipeline_run_staged(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
 {
 	n = parse_burst(b, pkts, n);
-	if (b->flows != NULL && likely(n != 0)) {
+	/* Flow-cache hits skip rewrite's MTU check (lf_local.mtu_check). */
+	if (b->flows != NULL && likely(n != 0) && !lf_burst_mtu_check(b)) {
 		const uint16_t first = flow_stage_burst(b, pkts, n);
 
 		pipeline_tx(b, tx, pkts, flow_stage_hits(b, pkts, first, false));
@@ -143,6 +176,9 @@ pipeline_run_fused(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts,
 {
 	uint16_t k;
 
+	/* The fused stages do not check the egress MTU (lf_local.mtu_check). */
+	if (unlikely(lf_burst_mtu_check(b)))
+		return false;
 	if (b->flows == NULL) {
 		/* Never bypass an IPv4 ACL. The fused stage takes only IPv4
 		 * bursts, so an IPv6 ACL alone cannot be bypassed. */

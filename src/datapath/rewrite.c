@@ -61,6 +61,7 @@ rewrite_tmpl(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n, const bool 
 {
 	const struct lf_nh *table = b->view.nh_table;
 	const uint32_t count = b->view.nh_count;
+	const bool mtu_check = lf_burst_mtu_check(b);
 	struct lf_meta *meta = b->meta;
 	uint16_t i, k = 0;
 
@@ -70,6 +71,19 @@ rewrite_tmpl(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n, const bool 
 		if (unlikely(out == LF_NH_INVALID)) {
 			lf_burst_nh_miss(b, pkts[i], &meta[i],
 					 lf_nh_kind(table, count, meta[i].nh));
+			continue;
+		}
+		/* Over the egress MTU: no fragmenting here; an ICMP error about
+		 * it, unless lanefwd built the packet (ICMP kind or later). */
+		if (unlikely(mtu_check) &&
+		    rte_pktmbuf_pkt_len(pkts[i]) - meta[i].l3_off > b->local->port[out].mtu) {
+			if (meta[i].kind < LF_KIND_ICMP) {
+				meta[i].nh = LF_ICMP_MTU;
+				meta[i].out = (uint16_t)out;
+				lf_burst_divert(b, pkts[i], &meta[i], LF_KIND_ICMP);
+			} else {
+				lf_burst_drop(b, pkts[i], LF_DROP_MTU);
+			}
 			continue;
 		}
 		if (flagged && (meta[i].flags & LF_META_TTL_DONE))

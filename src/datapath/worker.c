@@ -141,6 +141,45 @@ worker_from_ctrl(struct worker *w, struct rte_mbuf **pkts, uint16_t burst)
 	}
 }
 
+/*
+ * What the neighbour code hands worker 0 (dp.h LF_CTRL_*): frames it built,
+ * sent as they are out of the port they name, and packets it held for a
+ * next hop now resolved, run through the pipeline as if just received
+ * (they were counted received when they first came in).
+ */
+static void
+worker_from_neigh(struct worker *w, struct rte_mbuf **pkts, uint16_t burst)
+{
+	struct lf_burst *b = &w->b;
+	const unsigned int n = rte_ring_sc_dequeue_burst(w->from_ctrl, (void **)pkts, burst, NULL);
+	const uint64_t now = rte_rdtsc();
+	unsigned int i, j;
+
+	for (i = 0; i < n; i = j) {
+		const uint32_t tag = pkts[i]->hash.usr;
+		const uint32_t port = pkts[i]->hash.fdir.hi;
+
+		/* A run of one tag and one port goes as one burst. */
+		for (j = i + 1; j < n && pkts[j]->hash.usr == tag && pkts[j]->hash.fdir.hi == port;
+		     j++)
+			;
+		if (port >= w->tx.n_ports || (tag != LF_CTRL_TX && tag != LF_CTRL_RERUN)) {
+			rte_pktmbuf_free_bulk(pkts + i, j - i);
+			continue;
+		}
+		if (tag == LF_CTRL_TX) {
+			LF_STAT_ADD(w->stats.ev[LF_EV_CTRL_TX], j - i);
+			tx_burst_port(&w->tx, (uint16_t)port, now, pkts + i, (uint16_t)(j - i));
+			continue;
+		}
+		LF_STAT_ADD(w->stats.ev[LF_EV_CTRL_RERUN], j - i);
+		b->rx_port = (uint16_t)port;
+		b->prefetch_distance = 0;
+		b->rx_tsc = now;
+		pipeline_run(b, &w->tx, pkts + i, (uint16_t)(j - i));
+	}
+}
+
 int
 worker_main(void *arg)
 {
@@ -186,6 +225,13 @@ worker_main(void *arg)
 				backlog &= q != 0;
 				continue;
 			}
+			/* A kernel mirror's queue: what the kernel sends leaves
+			 * through the port it mirrors, as it is. */
+			if (unlikely(rq->exc_of != LF_NH_INVALID)) {
+				LF_STAT_ADD(s->ev[LF_EV_EXC_RX], n);
+				tx_burst_port(&w->tx, rq->exc_of, rte_rdtsc(), pkts, n);
+				continue;
+			}
 			got += n;
 			w->b.rx_port = rq->port_idx;
 			w->b.prefetch_distance = rq->prefetch_distance;
@@ -211,6 +257,8 @@ worker_main(void *arg)
 		if (w->b.upf_wk != NULL && w->index == 0 &&
 		    unlikely(!rte_ring_empty(w->b.upf_wk->from_ctrl)))
 			worker_from_ctrl(w, pkts, burst);
+		if (w->from_ctrl != NULL && unlikely(!rte_ring_empty(w->from_ctrl)))
+			worker_from_neigh(w, pkts, burst);
 		now = rte_rdtsc();
 		/* What this iteration sent has left: its residence ends now. */
 		tx_lat_record(&w->tx, now);

@@ -170,10 +170,11 @@ write_conf(uint32_t g, bool bad_nh_key)
 	fprintf(f,
 		"[eal]\nfile_prefix = lfut_reload\nhuge = no\n"
 		"[routes]\nipv4 = routes4.txt\nipv4_max_routes = %u\nipv4_tbl8 = 16\n"
-		"ipv6_max_routes = 16\nipv6_tbl8 = 16\n"
+		/* Room for the router's own routes (tables_add_local_routes). */
+		"ipv6_max_routes = 16\nipv6_tbl8 = 64\n"
 		"[port p0]\nvdev = net_null0\n"
 		"[worker 1]\nrx = p0:0\n",
-		MAX_GEN + 16);
+		MAX_GEN + 32);
 	for (i = 1; i <= N_NH; i++) {
 		nh_mac(g, i, &m);
 		if (bad_nh_key && i == 3)
@@ -233,7 +234,10 @@ check_generation(const struct lf_tables *t, uint64_t *rng, char *buf, size_t len
 		snprintf(buf, len, "a freed generation in use");
 		return buf;
 	}
-	if (g == 0 || g > MAX_GEN || t->fib.n4 != g || t->nh_count != N_NH + 1) {
+	/* The router's own routes and next hops come with every generation
+	 * (tables_add_local_routes: 7 IPv4 prefixes, LF_LOCAL_COUNT ids). */
+	if (g == 0 || g > MAX_GEN || t->fib.n4 != g + 7 ||
+	    t->nh_count != N_NH + 1 + LF_LOCAL_COUNT) {
 		snprintf(buf, len, "generation %u with %u routes and %u next hops", g, t->fib.n4,
 			 t->nh_count);
 		return buf;
