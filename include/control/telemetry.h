@@ -24,6 +24,7 @@ struct lf_totals {
 	uint64_t idle_cycles;
 	uint64_t drops;
 	uint64_t drop[LF_DROP_COUNT];
+	uint64_t ev[LF_EV_COUNT]; /**< The router's own side (dp.h LF_EVENTS). */
 };
 
 /** Register the commands; app must outlive telemetry_free(). */

@@ -28,6 +28,7 @@
 #include "latency.h"
 #include "lf_log.h"
 #include "exception.h"
+#include "xdp.h"
 #include "local.h"
 #include "neigh.h"
 #include "netlink.h"
@@ -190,6 +191,9 @@ print_final(const struct lf_app *a)
 	for (r = 0; r < LF_DROP_COUNT; r++)
 		if (t.drop[r] != 0)
 			printf(" %s %" PRIu64, lf_drop_names[r], t.drop[r]);
+	for (r = 0; r < LF_EV_COUNT; r++)
+		if (t.ev[r] != 0)
+			printf(" %s %" PRIu64, lf_event_names[r], t.ev[r]);
 	printf("\n");
 	fflush(stdout);
 }
@@ -357,6 +361,7 @@ main(int argc, char **argv)
 	}
 	if (ret == 0 &&
 	    (exception_kernel_setup(&app, err, sizeof(err)) != 0 ||
+	     xdp_kernel_setup(&app, err, sizeof(err)) != 0 ||
 	     neigh_start(&app, err, sizeof(err)) != 0 ||
 	     netlink_start(&app, err, sizeof(err)) != 0 ||
 	     prom_start(&app, err, sizeof(err)) != 0)) {
@@ -415,6 +420,7 @@ out_workers:
 	pthread_mutex_unlock(&app.ctl_lock);
 out_ports:
 	port_close_all(&app);
+	xdp_kernel_free(&app);
 	exception_free(&app);
 	port_hwclock_free(&app);
 	port_pools_free(&app);

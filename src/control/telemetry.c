@@ -38,6 +38,8 @@ telemetry_worker_snapshot(const struct worker *w, struct lf_worker_stats *out)
 	out->rx_hw_stamped = LF_STAT_READ(s->rx_hw_stamped);
 	for (i = 0; i < LF_DROP_COUNT; i++)
 		out->drops[i] = LF_STAT_READ(s->drops[i]);
+	for (i = 0; i < LF_EV_COUNT; i++)
+		out->ev[i] = LF_STAT_READ(s->ev[i]);
 	for (i = 0; i < LF_BURST_HIST_BUCKETS; i++)
 		out->burst_hist[i] = LF_STAT_READ(s->burst_hist[i]);
 }
@@ -59,6 +61,8 @@ telemetry_totals(const struct lf_app *app, struct lf_totals *t)
 			t->drop[r] += s.drops[r];
 			t->drops += s.drops[r];
 		}
+		for (r = 0; r < LF_EV_COUNT; r++)
+			t->ev[r] += s.ev[r];
 	}
 }
 
@@ -184,6 +188,8 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 		snprintf(key, sizeof(key), "drop_%s", lf_drop_names[r]);
 		rte_tel_data_add_dict_u64(d, key, t.drop[r]);
 	}
+	for (r = 0; r < LF_EV_COUNT; r++)
+		rte_tel_data_add_dict_u64(d, lf_event_names[r], t.ev[r]);
 	rte_tel_data_add_dict_u64(d, "busy_cycles", t.busy_cycles);
 	rte_tel_data_add_dict_u64(d, "idle_cycles", t.idle_cycles);
 	rte_tel_data_add_dict_u64(d, "cycles_per_packet", per_packet(t.busy_cycles, t.rx_pkts));
@@ -221,6 +227,8 @@ worker_dict(const struct lf_app *app, const struct worker *w, struct rte_tel_dat
 		snprintf(key, sizeof(key), "drop_%s", lf_drop_names[i]);
 		rte_tel_data_add_dict_u64(d, key, s.drops[i]);
 	}
+	for (i = 0; i < LF_EV_COUNT; i++)
+		rte_tel_data_add_dict_u64(d, lf_event_names[i], s.ev[i]);
 	rte_tel_data_add_dict_u64(d, "ipv4_cksum_sw", s.ipv4_cksum_sw);
 	rte_tel_data_add_dict_u64(d, "rx_hw_stamped", s.rx_hw_stamped);
 	rte_tel_data_add_dict_u64(d, "polls", s.polls);
