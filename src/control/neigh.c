@@ -19,6 +19,7 @@
 #include <inttypes.h>
 #include <net/if.h>
 #include <pthread.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1340,6 +1341,7 @@ struct neigh_glue {
 	uint32_t *dyn_free;
 	uint32_t dyn_free_head, dyn_free_n;
 	struct mnl_socket *nl;
+	uint64_t nl_errors; /* Requests the kernel refused. */
 	unsigned int ifindex[LF_MAX_PORTS];
 	/*
 	 * from_ctrl has one producer, this thread: what the core sends or
@@ -1494,6 +1496,30 @@ op_nh_set(void *u, uint32_t nh, uint16_t port, const struct rte_ether_addr *dst,
 	return true;
 }
 
+/* Read what the kernel said to our requests (errors only: no ACK asked), and log it once. */
+static void
+kernel_errors(struct neigh_glue *g, char *buf, size_t len)
+{
+	ssize_t n;
+
+	while ((n = recv(mnl_socket_get_fd(g->nl), buf, len, MSG_DONTWAIT)) > 0) {
+		const struct nlmsghdr *h = (const struct nlmsghdr *)buf;
+		int left = (int)n;
+
+		for (; mnl_nlmsg_ok(h, left); h = mnl_nlmsg_next(h, &left)) {
+			const struct nlmsgerr *e = mnl_nlmsg_get_payload(h);
+
+			if (h->nlmsg_type != NLMSG_ERROR || e->error == 0)
+				continue;
+			g->nl_errors++;
+			if (g->nl_errors == 1)
+				LF_LOG(WARNING, main,
+				       "neigh: the kernel refused to resolve a neighbour: %s (logged once)",
+				       strerror(-e->error));
+		}
+	}
+}
+
 /* exception = kernel: RTM_NEWNEIGH with NTF_USE makes the kernel resolve ip on its interface. */
 static void
 op_kernel_resolve(void *u, uint16_t port, uint8_t af, const uint8_t *ip)
@@ -1514,9 +1540,12 @@ op_kernel_resolve(void *u, uint16_t port, uint8_t af, const uint8_t *ip)
 	nd->ndm_state = NUD_NONE;
 	nd->ndm_flags = NTF_USE;
 	mnl_attr_put(nlh, NDA_DST, alen(af), ip);
-	if (mnl_socket_sendto(g->nl, nlh, nlh->nlmsg_len) < 0)
+	if (mnl_socket_sendto(g->nl, nlh, nlh->nlmsg_len) < 0) {
 		LF_LOG(WARNING, main, "neigh: asking the kernel to resolve on port %u: %s", port,
 		       strerror(errno));
+		return;
+	}
+	kernel_errors(g, buf, sizeof(buf));
 }
 
 static const struct neigh_ops neigh_glue_ops = {
@@ -1707,8 +1736,12 @@ tel_neigh(const char *cmd, const char *params, struct rte_tel_data *d)
 static void
 glue_free(struct neigh_glue *g)
 {
+	uint32_t i;
+
 	if (g == NULL)
 		return;
+	for (i = 0; i < g->n_stash; i++)
+		rte_pktmbuf_free(g->stash[i]);
 	neigh_core_free(g->core);
 	if (g->nl != NULL)
 		mnl_socket_close(g->nl);
