@@ -1842,9 +1842,10 @@ neigh_start(struct lf_app *a, char *err, size_t errlen)
 	neigh_g = g;
 	g->applied_gen = a->tables != NULL ? a->tables->gen : 0;
 	g->tables_ok = true;
-	bind_config(g);
+	/* Stashed, the thread sends them: announcements first, then requests. */
 	if (cfg->neigh.gratuitous)
-		neigh_core_announce(g->core); /* Stashed: the thread sends them. */
+		neigh_core_announce(g->core);
+	bind_config(g);
 	g->tables_ok = false;
 	g->dirty = true;
 	pthread_mutex_unlock(&neigh_lock);

@@ -20,9 +20,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include <rte_eal.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
+
+#include "lanefwd.h"
+#include "neigh.h"
 #include "neigh_core.h"
 
 /*
@@ -796,15 +805,260 @@ test_table_full(void **state)
 	neigh_core_free(c);
 }
 
+/* ---- lanefwd's side: the thread, its rings, the tables (EAL, no ports) ---- */
+
+static struct lf_app app = {
+	.ctl_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+static volatile bool reader_quit;
+
+/* A worker's reading side: online, a quiescent state per loop. */
+static void *
+reader_main(void *arg)
+{
+	(void)arg;
+	rte_rcu_qsbr_thread_online(app.qsv, 0);
+	while (!__atomic_load_n(&reader_quit, __ATOMIC_ACQUIRE))
+		rte_rcu_qsbr_quiescent(app.qsv, 0);
+	rte_rcu_qsbr_thread_offline(app.qsv, 0);
+	return NULL;
+}
+
+/* Take one mbuf off from_ctrl within 2 s. */
+static struct rte_mbuf *
+from_ctrl_wait(void)
+{
+	void *m = NULL;
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		if (rte_ring_dequeue(app.from_ctrl, &m) == 0)
+			return m;
+		usleep(1000);
+	}
+	return NULL;
+}
+
+static void
+to_ctrl_put(const uint8_t *f, uint16_t len, uint32_t tag)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(app.pools[0]);
+
+	assert_non_null(m);
+	memcpy(rte_pktmbuf_append(m, len), f, len);
+	m->hash.usr = tag;
+	m->hash.fdir.hi = 0;
+	assert_int_equal(rte_ring_enqueue(app.to_ctrl[0], m), 0);
+}
+
+static void
+test_thread(void **state)
+{
+	struct lf_nexthop_conf nhc[2];
+	struct lf_tables tables;
+	struct lf_nh nh_table[8];
+	struct rte_mbuf *m, *held;
+	pthread_t reader;
+	char err[256];
+	unsigned int i;
+	uint32_t dyn;
+
+	(void)state;
+	memset(nh_table, 0, sizeof(nh_table));
+	for (i = 0; i < RTE_DIM(nh_table); i++)
+		nh_table[i].out = LF_NH_INVALID;
+	/* [nexthop 1] via 10.0.0.2 as tables.c leaves it: a port, no MAC yet. */
+	nh_table[1].out = 0;
+	memset(&tables, 0, sizeof(tables));
+	tables.gen = 1;
+	tables.nh_table = nh_table;
+	tables.nh_count = RTE_DIM(nh_table);
+	tables.dyn_base = 4;
+	tables.dyn_count = 4;
+	app.tables = &tables;
+
+	app.cfg.n_ports = 1;
+	snprintf(app.cfg.ports[0].name, sizeof(app.cfg.ports[0].name), "p0");
+	app.cfg.ports[0].n_addrs = 1;
+	app.cfg.ports[0].addr[0].af = 4;
+	app.cfg.ports[0].addr[0].plen = 24;
+	memcpy(app.cfg.ports[0].addr[0].a, ip_us, 4);
+	app.cfg.neigh.max_entries = 64;
+	app.cfg.neigh.reachable_ms = 30000;
+	app.cfg.neigh.retrans_ms = 1000;
+	app.cfg.neigh.retries = 3;
+	app.cfg.neigh.queue_packets = 4;
+	app.cfg.neigh.gratuitous = true;
+	memset(nhc, 0, sizeof(nhc));
+	nhc[0].id = 1;
+	nhc[0].port = 0;
+	nhc[0].has_via = true;
+	nhc[0].via.af = 4;
+	nhc[0].via.plen = 32;
+	memcpy(nhc[0].via.a, ip_q, 4);
+	/* A static one: never touched. */
+	nhc[1].id = 2;
+	nhc[1].has_mac = true;
+	nhc[1].dst_mac = R;
+	nh_table[2].out = 0;
+	nh_table[2].dst = R;
+	app.cfg.nexthops = nhc;
+	app.cfg.n_nexthops = 2;
+	app.ports[0].mac = P;
+	app.ports[0].socket = 0;
+	app.exc_port[0] = LF_NH_INVALID;
+	app.n_workers = 1;
+	app.pools[0] = rte_pktmbuf_pool_create("neigh_ut", 511, 0, 0, 2048, SOCKET_ID_ANY);
+	assert_non_null(app.pools[0]);
+	app.to_ctrl[0] =
+		rte_ring_create("neigh_ut_to", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	app.from_ctrl =
+		rte_ring_create("neigh_ut_from", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	assert_non_null(app.to_ctrl[0]);
+	assert_non_null(app.from_ctrl);
+	app.qsv = rte_zmalloc(NULL, rte_rcu_qsbr_get_memsize(1), RTE_CACHE_LINE_SIZE);
+	assert_non_null(app.qsv);
+	assert_int_equal(rte_rcu_qsbr_init(app.qsv, 1), 0);
+	assert_int_equal(rte_rcu_qsbr_thread_register(app.qsv, 0), 0);
+	assert_int_equal(pthread_create(&reader, NULL, reader_main, NULL), 0);
+
+	assert_int_equal(neigh_start(&app, err, sizeof(err)), 0);
+	/* The via next hop is unresolved at once; the static one untouched. */
+	assert_int_equal(nh_table[1].out, LF_NH_INVALID);
+	assert_int_equal(nh_table[1].kind, LF_KIND_NEIGH);
+	assert_int_equal(nh_table[2].out, 0);
+	/* Out of worker 0's ring: the gratuitous ARP, the NA, then the request for 10.0.0.2. */
+	m = from_ctrl_wait();
+	assert_non_null(m);
+	assert_int_equal(m->hash.usr, LF_CTRL_TX);
+	assert_int_equal(m->hash.fdir.hi, 0);
+	assert_int_equal(m->pkt_len, NEIGH_ARP_FRAME_LEN);
+	assert_memory_equal(rte_pktmbuf_mtod_offset(m, uint8_t *, 28), ip_us, 4);
+	assert_memory_equal(rte_pktmbuf_mtod_offset(m, uint8_t *, 38), ip_us, 4);
+	rte_pktmbuf_free(m);
+	/* The unsolicited NA of its link-local address, to all nodes. */
+	m = from_ctrl_wait();
+	assert_non_null(m);
+	assert_int_equal(m->pkt_len, NEIGH_ND_FRAME_LEN);
+	assert_memory_equal(rte_pktmbuf_mtod(m, uint8_t *),
+			    ((const uint8_t[]){ 0x33, 0x33, 0, 0, 0, 1 }), 6);
+	rte_pktmbuf_free(m);
+	m = from_ctrl_wait();
+	assert_non_null(m);
+	assert_memory_equal(rte_pktmbuf_mtod(m, uint8_t *), v_arp_req_out, sizeof(v_arp_req_out));
+	rte_pktmbuf_free(m);
+
+	/* A packet held for next hop 1, then the reply: written, and rerun. */
+	held = rte_pktmbuf_alloc(app.pools[0]);
+	assert_non_null(held);
+	rte_pktmbuf_append(held, 64);
+	held->hash.usr = LF_CTRL_HELD | 1;
+	held->hash.fdir.hi = 0;
+	assert_int_equal(rte_ring_enqueue(app.to_ctrl[0], held), 0);
+	usleep(20000);
+	to_ctrl_put(v_arp_rep_in, sizeof(v_arp_rep_in), LF_CTRL_ARP);
+	m = from_ctrl_wait();
+	assert_ptr_equal(m, held);
+	assert_int_equal(m->hash.usr, LF_CTRL_RERUN);
+	assert_int_equal(m->hash.fdir.hi, 0);
+	rte_pktmbuf_free(m);
+	assert_int_equal(__atomic_load_n(&nh_table[1].out, __ATOMIC_ACQUIRE), 0);
+	assert_memory_equal(&nh_table[1].dst, &Q, 6);
+	assert_memory_equal(&nh_table[1].src, &P, 6);
+
+	/* An ARP request for us: answered through worker 0. */
+	to_ctrl_put(v_arp_req_in, sizeof(v_arp_req_in), LF_CTRL_ARP);
+	m = from_ctrl_wait();
+	assert_non_null(m);
+	assert_int_equal(m->hash.usr, LF_CTRL_TX);
+	assert_memory_equal(rte_pktmbuf_mtod(m, uint8_t *), v_arp_rep_out, sizeof(v_arp_rep_out));
+	rte_pktmbuf_free(m);
+
+	/* netlink's side: a dynamic id for 10.0.0.2 is resolved already. */
+	assert_int_equal(neigh_nh_get(&app, 0, 4, ip_q, &dyn), 0);
+	assert_true(dyn >= 4 && dyn < 8);
+	for (i = 0; i < 1000 && __atomic_load_n(&nh_table[dyn].out, __ATOMIC_ACQUIRE) != 0; i++)
+		usleep(1000);
+	assert_int_equal(nh_table[dyn].out, 0);
+	assert_memory_equal(&nh_table[dyn].dst, &Q, 6);
+	{
+		uint32_t again;
+
+		assert_int_equal(neigh_nh_get(&app, 0, 4, ip_q, &again), 0);
+		assert_int_equal(again, dyn);
+		neigh_nh_put(&app, again);
+	}
+	/* The kernel says 10.0.0.2 moved (a learnt, unsolicited claim on a
+	 * REACHABLE entry): refused, as the wire's would be. */
+	assert_int_equal(neigh_learn(&app, 0, 4, ip_q, &R, false), 0);
+	assert_memory_equal(&nh_table[1].dst, &Q, 6);
+	/* Permanent in the kernel: taken, both next hops rewritten under RCU. */
+	assert_int_equal(neigh_learn(&app, 0, 4, ip_q, &R, true), 0);
+	for (i = 0; i < 1000 && !rte_is_same_ether_addr(&nh_table[dyn].dst, &R); i++)
+		usleep(1000);
+	assert_memory_equal(&nh_table[1].dst, &R, 6);
+	assert_memory_equal(&nh_table[dyn].dst, &R, 6);
+	assert_int_equal(nh_table[1].out, 0);
+	neigh_nh_put(&app, dyn);
+	assert_int_equal(nh_table[dyn].out, LF_NH_INVALID);
+
+	/* A malformed frame and an unknown tag: counted, freed. */
+	to_ctrl_put(v_ns_hlim64, sizeof(v_ns_hlim64), LF_CTRL_ND);
+	to_ctrl_put(v_arp_req_in, sizeof(v_arp_req_in), 0x7f000000u);
+	usleep(50000);
+	neigh_stop(&app);
+	neigh_stop(&app); /* twice: harmless */
+	assert_int_equal(rte_ring_count(app.to_ctrl[0]), 0);
+	/* Every mbuf is back in the pool: nothing leaked, nothing freed twice. */
+	while (rte_ring_dequeue(app.from_ctrl, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+	assert_int_equal(rte_mempool_avail_count(app.pools[0]), 511);
+
+	__atomic_store_n(&reader_quit, true, __ATOMIC_RELEASE);
+	pthread_join(reader, NULL);
+	rte_free(app.qsv);
+	rte_ring_free(app.to_ctrl[0]);
+	rte_ring_free(app.from_ctrl);
+	rte_mempool_free(app.pools[0]);
+}
+
+static int
+eal_setup(void **state)
+{
+	char *argv[] = {
+		"test_neigh",
+		"--no-huge",
+		"-m",
+		"64",
+		"--no-pci",
+		"--no-shconf",
+		"--no-telemetry",
+		"--file-prefix",
+		"lfut_neigh",
+		"--log-level",
+		"3",
+		NULL,
+	};
+
+	(void)state;
+	return rte_eal_init(RTE_DIM(argv) - 1, argv) < 0 ? -1 : 0;
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_builders_match_scapy), cmocka_unit_test(test_parsers),
-		cmocka_unit_test(test_resolve_hold_release), cmocka_unit_test(test_fail_and_retry),
-		cmocka_unit_test(test_spoof_and_mac_change), cmocka_unit_test(test_answers),
-		cmocka_unit_test(test_mirror_and_kernel),    cmocka_unit_test(test_table_full),
+		cmocka_unit_test(test_builders_match_scapy),
+		cmocka_unit_test(test_parsers),
+		cmocka_unit_test(test_resolve_hold_release),
+		cmocka_unit_test(test_fail_and_retry),
+		cmocka_unit_test(test_spoof_and_mac_change),
+		cmocka_unit_test(test_answers),
+		cmocka_unit_test(test_mirror_and_kernel),
+		cmocka_unit_test(test_table_full),
+		cmocka_unit_test(test_thread),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	/* EAL for the last test only (mbufs, rings, RCU): the others need none. */
+	return cmocka_run_group_tests(tests, eal_setup, NULL);
 }
