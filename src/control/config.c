@@ -2120,7 +2120,45 @@ config_eal_args(const struct lf_config *cfg, char *argv0, char **argv, int max, 
 		const struct lf_port_conf *p = &cfg->ports[i];
 
 		ADD(p->is_pci ? "-a" : "--vdev");
-		ADD((char *)(uintptr_t)p->devargs);
+		if (p->exception == LF_EXC_KERNEL) {
+			/*
+			 * lanefwd's XDP program instead of the PMD's default
+			 * one (xdp.h). A lanefwd run from the build tree
+			 * (the tests) takes the build tree's object, an
+			 * installed one the installed object; each the other
+			 * if its own is missing.
+			 */
+			char exe[PATH_MAX];
+			ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+			const char *obj[2] = { LF_XDP_OBJ_INSTALLED, LF_XDP_OBJ_BUILD };
+			int k;
+
+			if (el > 0) {
+				exe[el] = '\0';
+				/* sizeof counts the NUL: the root and its slash. */
+				if (strncmp(exe, LF_BUILD_ROOT "/", sizeof(LF_BUILD_ROOT)) == 0) {
+					obj[0] = LF_XDP_OBJ_BUILD;
+					obj[1] = LF_XDP_OBJ_INSTALLED;
+				}
+			}
+			k = access(obj[0], R_OK) == 0 ? 0 : access(obj[1], R_OK) == 0 ? 1 : -1;
+			if (k < 0) {
+				fprintf(stderr,
+					"lanefwd: config error: %s: [%s]: exception = kernel needs lanefwd's XDP program, readable at neither %s nor %s (meson install puts it there)\n",
+					cfg->path, p->section, obj[0], obj[1]);
+				return -ENOENT;
+			}
+			/* The PMD splits its devargs on commas. */
+			if (strchr(obj[k], ',') != NULL) {
+				fprintf(stderr,
+					"lanefwd: config error: %s: [%s]: the XDP program's path %s has a comma, which devargs cannot carry\n",
+					cfg->path, p->section, obj[k]);
+				return -EINVAL;
+			}
+			ADDF("%s,xdp_prog=%s", p->devargs, obj[k]);
+		} else {
+			ADD((char *)(uintptr_t)p->devargs);
+		}
 		any_pci |= p->is_pci;
 	}
 	/* Only devices the configuration names are ever probed. */
