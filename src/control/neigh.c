@@ -1533,7 +1533,8 @@ op_kernel_resolve(void *u, uint16_t port, uint8_t af, const uint8_t *ip)
 		return;
 	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = RTM_NEWNEIGH;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE;
+	/* As `ip neigh replace IP dev IF nud none use`: create if missing, then resolve. */
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_REPLACE;
 	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
 	nd->ndm_family = af == 4 ? AF_INET : AF_INET6;
 	nd->ndm_ifindex = (int)g->ifindex[port];
