@@ -1002,6 +1002,37 @@ test_thread(void **state)
 	neigh_nh_put(&app, dyn);
 	assert_int_equal(nh_table[dyn].out, LF_NH_INVALID);
 
+	/*
+	 * A reload: generation 2, its via next hop as tables.c makes it
+	 * (unresolved), a dynamic id netlink still holds. neigh_tables_fill
+	 * writes the dynamic one before it is published; once it is in force
+	 * the thread binds the via one again and writes it.
+	 */
+	struct lf_tables t2 = tables;
+	struct lf_nh nh2[8];
+
+	assert_int_equal(neigh_nh_get(&app, 0, 4, ip_q, &dyn), 0);
+	memset(nh2, 0, sizeof(nh2));
+	for (i = 0; i < RTE_DIM(nh2); i++)
+		nh2[i].out = LF_NH_INVALID;
+	nh2[1].kind = LF_KIND_NEIGH;
+	nh2[2] = nh_table[2];
+	t2.gen = 2;
+	t2.nh_table = nh2;
+	pthread_mutex_lock(&app.ctl_lock);
+	neigh_tables_fill(&app, &t2);
+	assert_int_equal(nh2[dyn].out, 0);
+	assert_memory_equal(&nh2[dyn].dst, &R, 6);
+	__atomic_store_n(&app.tables, &t2, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&app.ctl_lock);
+	for (i = 0; i < 1000 && __atomic_load_n(&nh2[1].out, __ATOMIC_ACQUIRE) != 0; i++)
+		usleep(1000);
+	assert_int_equal(nh2[1].out, 0);
+	assert_memory_equal(&nh2[1].dst, &R, 6);
+	assert_int_equal(nh2[2].out, 0);
+	assert_memory_equal(&nh2[2].dst, &R, 6);
+	neigh_nh_put(&app, dyn);
+
 	/* A malformed frame and an unknown tag: counted, freed. */
 	to_ctrl_put(v_ns_hlim64, sizeof(v_ns_hlim64), LF_CTRL_ND);
 	to_ctrl_put(v_arp_req_in, sizeof(v_arp_req_in), 0x7f000000u);
