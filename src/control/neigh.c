@@ -351,9 +351,13 @@ struct nentry {
 };
 
 struct nbind {
-	uint32_t entry; /* NONE: not bound. */
+	uint32_t entry; /* NONE: no entry (not bound, or the table was full). */
 	uint32_t next; /* Next binding of the same entry. */
 	struct rte_ether_addr src;
+	bool bound; /* Resolve (port, af, ip) for it, with or without an entry yet. */
+	uint8_t af;
+	uint16_t port;
+	uint8_t ip[16];
 };
 
 struct neigh_core {
@@ -959,13 +963,16 @@ neigh_core_input(struct neigh_core *c, uint16_t port, const uint8_t *f, uint32_t
 		nd_input(c, port, f, len);
 }
 
+static bool bind_attach(struct neigh_core *c, uint32_t nh);
+
 void
 neigh_core_held(struct neigh_core *c, uint32_t nh, void *pkt, uint64_t now_ms)
 {
 	struct nentry *e;
 
 	c->now = now_ms;
-	if (nh >= c->prm.nh_limit || c->b[nh].entry == NONE) {
+	if (nh >= c->prm.nh_limit || !c->b[nh].bound ||
+	    (c->b[nh].entry == NONE && !bind_attach(c, nh))) {
 		c->ops->drop(c->u, pkt);
 		c->cnt[NEIGH_C_HELD_DROPPED]++;
 		return;
@@ -1077,36 +1084,51 @@ neigh_core_announce(struct neigh_core *c)
 	}
 }
 
+/*
+ * Give bound next hop nh its entry: the neighbour's, or a new one, which
+ * starts resolving. @return false when the table is full (nh stays bound
+ * without one, unresolved; its next packet tries again).
+ */
+static bool
+bind_attach(struct neigh_core *c, uint32_t nh)
+{
+	struct nbind *b = &c->b[nh];
+	struct nentry *e = entry_find(c, b->port, b->af, b->ip);
+
+	if (e == NULL && (e = entry_new(c, b->port, b->af, b->ip)) == NULL)
+		return false;
+	b->entry = eidx(c, e);
+	b->next = e->nh_head;
+	e->nh_head = nh;
+	e->refs++;
+	bind_publish(c, nh, e);
+	if ((e->state == LF_NEIGH_INCOMPLETE && e->probes == 0) || e->state == LF_NEIGH_FAILED)
+		entry_resolve(c, e);
+	return true;
+}
+
 int
 neigh_core_bind(struct neigh_core *c, uint32_t nh, uint16_t port, uint8_t af, const uint8_t *ip,
 		const struct rte_ether_addr *src, uint64_t now_ms)
 {
-	struct nentry *e;
+	struct nbind *b;
 
 	c->now = now_ms;
-	if (nh >= c->prm.nh_limit || port >= c->n_ports)
+	if (nh >= c->prm.nh_limit || port >= c->n_ports || (af != 4 && af != 6))
 		return -EINVAL;
-	if (c->b[nh].entry != NONE)
-		neigh_core_unbind(c, nh);
-	e = entry_find(c, port, af, ip);
-	if (e == NULL) {
-		e = entry_new(c, port, af, ip);
-		if (e == NULL) {
-			/* Unresolved for good: its packets are dropped (held_dropped). */
-			c->ops->nh_set(c->u, nh, port, NULL, src);
-			return -ENOSPC;
-		}
+	neigh_core_unbind(c, nh);
+	b = &c->b[nh];
+	b->bound = true;
+	b->port = port;
+	b->af = af;
+	memset(b->ip, 0, sizeof(b->ip));
+	memcpy(b->ip, ip, alen(af));
+	b->src = *src;
+	if (!bind_attach(c, nh)) {
+		/* Unresolved until an entry frees up: its packets are dropped. */
+		c->ops->nh_set(c->u, nh, port, NULL, src);
+		return -ENOSPC;
 	}
-	c->b[nh].entry = eidx(c, e);
-	c->b[nh].src = *src;
-	c->b[nh].next = e->nh_head;
-	e->nh_head = nh;
-	e->refs++;
-	bind_publish(c, nh, e);
-	if (e->state == LF_NEIGH_INCOMPLETE && e->probes == 0)
-		entry_resolve(c, e);
-	else if (e->state == LF_NEIGH_FAILED)
-		entry_resolve(c, e);
 	return 0;
 }
 
@@ -1116,7 +1138,10 @@ neigh_core_unbind(struct neigh_core *c, uint32_t nh)
 	struct nentry *e;
 	uint32_t *p;
 
-	if (nh >= c->prm.nh_limit || c->b[nh].entry == NONE)
+	if (nh >= c->prm.nh_limit)
+		return;
+	c->b[nh].bound = false;
+	if (c->b[nh].entry == NONE)
 		return;
 	e = &c->e[c->b[nh].entry];
 	for (p = &e->nh_head; *p != nh; p = &c->b[*p].next)
@@ -1132,14 +1157,14 @@ neigh_core_unbind(struct neigh_core *c, uint32_t nh)
 bool
 neigh_core_bound(const struct neigh_core *c, uint32_t nh, uint16_t *port, uint8_t *af, uint8_t *ip)
 {
-	const struct nentry *e;
+	const struct nbind *b;
 
-	if (nh >= c->prm.nh_limit || c->b[nh].entry == NONE)
+	if (nh >= c->prm.nh_limit || !c->b[nh].bound)
 		return false;
-	e = &c->e[c->b[nh].entry];
-	*port = e->port;
-	*af = e->af;
-	memcpy(ip, e->ip, alen(e->af));
+	b = &c->b[nh];
+	*port = b->port;
+	*af = b->af;
+	memcpy(ip, b->ip, alen(b->af));
 	return true;
 }
 
@@ -1289,6 +1314,7 @@ neigh_core_create(const struct neigh_params *prm, const struct neigh_port *ports
 	for (i = 0; i < prm->nh_limit; i++) {
 		c->b[i].entry = NONE;
 		c->b[i].next = NONE;
+		c->b[i].bound = false;
 	}
 	for (i = 0; i < prm->max_entries; i++) {
 		c->e[i].next = i + 1 < prm->max_entries ? i + 1 : NONE;

@@ -797,11 +797,18 @@ test_table_full(void **state)
 	assert_int_equal(w.n_dropped, 1);
 	neigh_arp_build(f, &P, &R, 1, &R, ip, &(struct rte_ether_addr){ { 0 } }, ip_us);
 	INPUT(c, f, t);
-	assert_int_equal(cnt(c, NEIGH_C_TABLE_FULL), 2);
+	/* bind, the held packet's retry, the request: three times full. */
+	assert_int_equal(cnt(c, NEIGH_C_TABLE_FULL), 3);
 	assert_int_equal(neigh_core_learn(c, 0, 4, ip, &R, false, t), -ENOSPC);
-	/* Unbound and failed, an entry goes: room again. */
+	/* Unbound and unresolved, an entry goes: room again, and next hop 9's
+	 * next packet gets it, held while it is resolved. */
 	neigh_core_unbind(c, 0);
-	assert_int_equal(neigh_core_bind(c, 9, 0, 4, ip, &P, t), 0);
+	w.n_sent = 0;
+	neigh_core_held(c, 9, (void *)2, t);
+	assert_int_equal(state_of(c, 4, ip, t), LF_NEIGH_INCOMPLETE);
+	assert_int_equal(w.n_sent, 1);
+	assert_int_equal(w.n_dropped, 1);
+	assert_int_equal(cnt(c, NEIGH_C_HELD), 1);
 	neigh_core_free(c);
 }
 
