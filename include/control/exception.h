@@ -22,21 +22,34 @@
 struct lf_app;
 
 /**
- * Before the configured ports start: the devargs of the TAP mirrors
- * (probed with rte_dev_probe), and the xdp_prog= of exception = kernel
- * ports. Fills lf_app.n_exc, exc_of[] and exc_port[] (port.c calls it).
- * @return 0, or -errno with err naming the port.
+ * mbufs each RX queue of a TAP mirror holds: net_tap reads a frame into a
+ * chain of this many segments, and one holds any frame up to the largest
+ * MTU (port_pools_create sizes data room for it); the second is slack.
+ * port_pools_create counts them.
+ */
+#define LF_EXC_RX_DESC 2
+
+/**
+ * Once the configured ports run (main.c, after port_init_all): creates and
+ * starts a net_tap mirror per exception = tap port, port index
+ * cfg.n_ports + i, with the port's MAC and MTU and one TX queue per worker
+ * (and as many RX queues, net_tap needs equal counts; the kernel is made to
+ * send on queue 0 only, the one worker 0 polls). Fills lf_app.n_exc,
+ * exc_of[] and exc_port[] (LF_NH_INVALID for every other port, exception =
+ * kernel ones included: their kernel side is their own interface).
+ * @return 0, or -errno with err naming the port and interface.
  */
 int exception_ports_create(struct lf_app *a, char *err, size_t errlen);
 
 /**
- * Once the ports run: each mirror's kernel side (addresses, MTU, up) and
- * the XDP program's address map.
+ * Once the workers run: each mirror's kernel side over rtnetlink: MTU, up,
+ * every [port] address with its prefix length (IPv4 with its subnet
+ * broadcast, IPv6 without DAD). Idempotent: a second call changes nothing.
  * @return 0, or -errno with err naming the port and interface.
  */
 int exception_kernel_setup(struct lf_app *a, char *err, size_t errlen);
 
-/** Undo the kernel side (addresses put on an AF_XDP interface) and close the mirrors. */
+/** Stop, close and remove the mirrors: their kernel interfaces go with them. */
 void exception_free(struct lf_app *a);
 
 #endif /* LF_EXCEPTION_H */

@@ -20,6 +20,7 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_mempool.h>
 
+#include "exception.h"
 #include "hwclock.h"
 #include "lf_log.h"
 #include "port.h"
@@ -110,7 +111,7 @@ port_pools_create(struct lf_app *app, char *err, size_t errlen)
 	unsigned int lcores[LF_MAX_SOCKETS] = { 0 };
 	uint32_t max_frame = 0;
 	uint16_t data_room;
-	unsigned int p, q, i;
+	unsigned int p, q, i, n_tap = 0;
 	int s, ret;
 
 	ret = probe_ports(app, err, errlen);
@@ -127,10 +128,17 @@ port_pools_create(struct lf_app *app, char *err, size_t errlen)
 		if (pc->mtu > max_frame)
 			max_frame = pc->mtu;
 	}
+	/* The TAP mirrors (exception.c): one RX queue per worker, on worker 0's socket. */
+	for (p = 0; p < cfg->n_ports; p++)
+		if (cfg->ports[p].exception == LF_EXC_TAP) {
+			n_tap++;
+			need[port_lcore_socket(cfg->workers[0].lcore)] +=
+				(uint64_t)LF_EXC_RX_DESC * cfg->n_workers;
+		}
 	for (i = 0; i < cfg->n_workers; i++) {
 		s = port_lcore_socket(cfg->workers[i].lcore);
-		/* A full TX buffer per port plus the burst in flight. */
-		need[s] += (uint64_t)cfg->pipeline.burst * (cfg->n_ports + 2);
+		/* A full TX buffer per port, mirrors included, plus the burst in flight. */
+		need[s] += (uint64_t)cfg->pipeline.burst * (cfg->n_ports + n_tap + 2);
 		lcores[s]++;
 	}
 	lcores[port_lcore_socket(cfg->eal.main_lcore)]++;
