@@ -247,7 +247,7 @@ struct lf_port_l3 {
 	bool has_ip4;
 	bool has_ip6;
 	uint8_t ip4[4]; /**< Its first IPv4 address: the source of ICMP errors it sends. */
-	uint8_t ip6[16]; /**< Its first global IPv6 address, else its link-local one. */
+	uint8_t ip6[16]; /**< Its first global IPv6 address, else its first link-local one. */
 };
 
 /**

@@ -17,27 +17,6 @@
  * second's worth is more than the control thread lets pile up. */
 #define LOCAL_RING_SIZE 4096
 
-/*
- * The IPv6 link-local address of a MAC (RFC 4291 appendix A, modified
- * EUI-64): what ND answers for and sources from when a port has no global
- * IPv6 address.
- */
-static void
-link_local(const struct rte_ether_addr *mac, uint8_t *a)
-{
-	memset(a, 0, 16);
-	a[0] = 0xfe;
-	a[1] = 0x80;
-	a[8] = mac->addr_bytes[0] ^ 0x02;
-	a[9] = mac->addr_bytes[1];
-	a[10] = mac->addr_bytes[2];
-	a[11] = 0xff;
-	a[12] = 0xfe;
-	a[13] = mac->addr_bytes[3];
-	a[14] = mac->addr_bytes[4];
-	a[15] = mac->addr_bytes[5];
-}
-
 static void
 port_l3_fill(const struct lf_app *a, unsigned int p, struct lf_port_l3 *l3)
 {
@@ -60,10 +39,16 @@ port_l3_fill(const struct lf_app *a, unsigned int p, struct lf_port_l3 *l3)
 			l3->has_ip6 = true;
 		}
 	}
-	if (!l3->has_ip6) {
-		link_local(&l3->mac, l3->ip6);
-		l3->has_ip6 = true;
-	}
+	/* No link-local fallback: an error from fe80:: would not reach a
+	 * source beyond the link, and a port without addresses is not the
+	 * router's to speak from (its errors are suppressed, counted). */
+	if (!l3->has_ip6)
+		for (k = 0; k < pc->n_addrs; k++)
+			if (pc->addr[k].af == 6) {
+				memcpy(l3->ip6, pc->addr[k].a, 16);
+				l3->has_ip6 = true;
+				break;
+			}
 }
 
 int

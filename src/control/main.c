@@ -191,6 +191,7 @@ print_final(const struct lf_app *a)
 	for (r = 0; r < LF_DROP_COUNT; r++)
 		if (t.drop[r] != 0)
 			printf(" %s %" PRIu64, lf_drop_names[r], t.drop[r]);
+	printf("\nlanefwd: events:");
 	for (r = 0; r < LF_EV_COUNT; r++)
 		if (t.ev[r] != 0)
 			printf(" %s %" PRIu64, lf_event_names[r], t.ev[r]);

@@ -12,6 +12,8 @@
 #include <rte_rcu_qsbr.h>
 
 #include "lf_log.h"
+#include "neigh.h"
+#include "netlink.h"
 #include "reload.h"
 #include "tables.h"
 
@@ -54,6 +56,18 @@ restart_needed(const struct lf_config *o, const struct lf_config *n)
 		return "[pipeline]";
 	if (memcmp(&o->flow, &n->flow, sizeof(o->flow)) != 0)
 		return "[flow]";
+	/* The router's own side is set up once (local.c, neigh.c, netlink.c,
+	 * prom.c, the mirrors). */
+	if (memcmp(&o->icmp, &n->icmp, sizeof(o->icmp)) != 0)
+		return "[icmp]";
+	if (memcmp(&o->neigh, &n->neigh, sizeof(o->neigh)) != 0)
+		return "[neighbour]";
+	if (memcmp(&o->exception, &n->exception, sizeof(o->exception)) != 0)
+		return "[exception]";
+	if (memcmp(&o->prom, &n->prom, sizeof(o->prom)) != 0)
+		return "[prometheus]";
+	if (memcmp(&o->netlink, &n->netlink, sizeof(o->netlink)) != 0)
+		return "[netlink]";
 	if (o->n_ports != n->n_ports)
 		return "the set of [port] sections";
 	for (i = 0; i < n->n_ports; i++)
@@ -73,7 +87,7 @@ reload_locked(struct lf_app *a, char *err, size_t errlen)
 	struct rte_ether_addr macs[LF_MAX_PORTS];
 	struct lf_tables *t, *old = a->tables;
 	struct lf_table_src src;
-	struct lf_config *ncfg;
+	struct lf_config *ncfg, ocfg;
 	char why[LF_ERR_LEN];
 	const char *what;
 	unsigned int i;
@@ -112,13 +126,28 @@ reload_locked(struct lf_app *a, char *err, size_t errlen)
 		goto fail;
 	}
 
+	/*
+	 * The new configuration is in force for what fills the new tables
+	 * with what was learnt at run time: the neighbours resolved for its
+	 * next hops, the kernel's routes. They read a->cfg under ctl_lock.
+	 */
+	ocfg = a->cfg;
+	a->cfg = *ncfg;
+	free(ncfg);
+	neigh_tables_fill(a, t);
+	ret = netlink_tables_fill(a, t, why, sizeof(why));
+	if (ret != 0) {
+		snprintf(err, errlen, "%s", why);
+		config_free(&a->cfg);
+		a->cfg = ocfg;
+		tables_free(t);
+		return ret;
+	}
 	/* Publish; after the grace period no worker can see old any more. */
 	__atomic_store_n(&a->tables, t, __ATOMIC_RELEASE);
 	rte_rcu_qsbr_synchronize(a->qsv, RTE_QSBR_THRID_INVALID);
 	tables_free(old);
-	config_free(&a->cfg);
-	a->cfg = *ncfg;
-	free(ncfg);
+	config_free(&ocfg);
 	return 0;
 fail:
 	config_free(ncfg);

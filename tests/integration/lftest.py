@@ -18,7 +18,15 @@ import subprocess
 DROP_REASONS = [
     "l2_malformed", "l3_malformed", "l4_malformed", "bad_checksum",
     "ttl_expired", "no_route", "no_nexthop", "non_ip", "acl_deny", "upf", "loop",
-    "tx_full",
+    "tx_full", "martian_src", "martian_dst", "l2_not_ours", "l2_mcast_unicast_ip",
+    "mtu_exceeded", "no_exception", "punt_ratelimit", "punt_full", "neigh_unresolved",
+]
+
+# The router's own events (dp.h LF_EVENTS): in /lanefwd/stats and the workers'
+# dicts, and on lanefwd's final "lanefwd: events:" line.
+EVENTS = [
+    "icmp_echo_reply", "icmp_time_exceeded", "icmp_unreachable", "icmp_frag_needed",
+    "icmp_suppressed", "punt_exception", "punt_ctrl", "exception_rx", "ctrl_tx", "ctrl_rerun",
 ]
 
 ETH_IPV4 = 0x0800
@@ -233,6 +241,7 @@ def load_tel(path):
 
 
 FINAL_TOTAL = re.compile(r"^lanefwd: total: rx (\d+) tx (\d+) drops (\d+)((?: \w+ \d+)*)$")
+FINAL_EVENTS = re.compile(r"^lanefwd: events:((?: \w+ \d+)*)$")
 FINAL_WORKER = re.compile(r"^lanefwd: worker lcore (\d+): rx (\d+) tx (\d+) "
                           r"busy_cycles (\d+) idle_cycles (\d+) cycles/packet ([\d.]+)$")
 
@@ -261,6 +270,36 @@ def parse_final(log_path):
                     "idle_cycles": int(m[5]), "cycles_per_packet": float(m[6])}
     check(total is not None, f"{log_path}: no 'lanefwd: total:' line")
     return total, workers
+
+
+def parse_final_events(log_path):
+    """The events of lanefwd's final "lanefwd: events:" line."""
+    events = None
+    with open(log_path) as f:
+        for line in f:
+            m = FINAL_EVENTS.match(line.rstrip("\n"))
+            if m:
+                check(events is None, "two 'lanefwd: events:' lines")
+                events = {e: 0 for e in EVENTS}
+                words = m[1].split()
+                for name, count in zip(words[0::2], words[1::2]):
+                    check(name in EVENTS, f"unknown event {name!r} in {line!r}")
+                    events[name] = int(count)
+    check(events is not None, f"{log_path}: no 'lanefwd: events:' line")
+    return events
+
+
+def balance(rx, tx, drops, ev):
+    """lanefwd's accounting (dp.h LF_EVENTS): what came in (received, built
+    by the control thread, released by it, sent by the kernel) went out or
+    was dropped or is with the control thread. None, or why not."""
+    into = rx + ev.get("ctrl_tx", 0) + ev.get("ctrl_rerun", 0) + ev.get("exception_rx", 0)
+    out = tx + drops + ev.get("punt_ctrl", 0)
+    if into == out:
+        return None
+    return (f"rx {rx} + ctrl_tx {ev.get('ctrl_tx', 0)} + ctrl_rerun {ev.get('ctrl_rerun', 0)} "
+            f"+ exception_rx {ev.get('exception_rx', 0)} != tx {tx} + drops {drops} "
+            f"+ punt_ctrl {ev.get('punt_ctrl', 0)}")
 
 
 def write_pcap(path, frames):

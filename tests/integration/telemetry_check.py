@@ -134,7 +134,7 @@ def check_all(d):
     # /lanefwd/stats: the traffic sent.
     s = tel["stats"]
     keys = {"rx_packets", "tx_packets", "drops", "busy_cycles", "idle_cycles",
-            "cycles_per_packet"} | {"drop_" + r for r in lftest.DROP_REASONS}
+            "cycles_per_packet"} | {"drop_" + r for r in lftest.DROP_REASONS} | set(lftest.EVENTS)
     check(set(s) == keys, f"/lanefwd/stats keys {sorted(s)}")
     want = {"rx_packets": n, "tx_packets": exp["tx"], "drops": n - exp["tx"],
             **{"drop_" + r: c for r, c in exp["drops"].items()}}

@@ -102,13 +102,15 @@ s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
 # upf_conf FILE PFCP_PORT [EXTRA_UPF_KEYS]: the lanefwd configuration;
-# $UPF_CONF_APPEND (more sections) goes at its end.
+# $UPF_CONF_APPEND (more sections) goes at its end, $UPF_N3_EXTRA and
+# $UPF_N6_EXTRA (keys) into the port sections, and $UPF_ROUTES4 and
+# $UPF_ROUTES6 (printf formats) replace the route files.
 upf_conf() {
 	local f=$1 port=$2 extra=${3:-}
 	local d
 	d=$(dirname "$f")
-	printf '192.168.3.0/24 1\n0.0.0.0/0 2\n' > "$d/routes4.txt"
-	printf 'fd00:3::/64 1\n::/0 2\n' > "$d/routes6.txt"
+	printf "${UPF_ROUTES4:-192.168.3.0/24 1\n0.0.0.0/0 2\n}" > "$d/routes4.txt"
+	printf "${UPF_ROUTES6:-fd00:3::/64 1\n::/0 2\n}" > "$d/routes6.txt"
 	cat > "$f" <<EOF
 [eal]
 main_lcore = 0
@@ -131,9 +133,11 @@ ipv6_tbl8 = 256
 
 [port n3]
 vdev = net_af_xdp0,iface=$UPF_IF_N3,start_queue=0,queue_count=1
+${UPF_N3_EXTRA:-}
 
 [port n6]
 vdev = net_af_xdp1,iface=$UPF_IF_N6,start_queue=0,queue_count=1
+${UPF_N6_EXTRA:-}
 
 [worker 1]
 rx = n3:0 n6:0
@@ -181,7 +185,7 @@ upf_run() {
 		UPF_IF_DN=$UPF_IF_DN UPF_IF_N3=$UPF_IF_N3 UPF_IF_N6=$UPF_IF_N6 \
 		UPF_MAC_N3=$UPF_MAC_N3 UPF_MAC_N6=$UPF_MAC_N6 UPF_MAC_GNB=$UPF_MAC_GNB \
 		UPF_MAC_DN=$UPF_MAC_DN UPF_PIDFILE=$UPF_PIDFILE \
-		$PY "$LF_SRCDIR/tests/integration/upf.py" "$name" "$@" || rc=$?
+		$PY "$LF_SRCDIR/tests/integration/${UPF_SCRIPT:-upf.py}" "$name" "$@" || rc=$?
 	# Stop lanefwd and check its final counters whatever upf.py found.
 	lf_stop_rc
 	[ "$LF_EXIT" = 0 ] || die "lanefwd exited with status $LF_EXIT on SIGINT"
