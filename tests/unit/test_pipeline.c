@@ -171,15 +171,15 @@ static struct lf_local *const test_local = &test_local_mem;
 static const struct rte_ether_addr router_mac = { { 0x02, 0x77, 0x77, 0x77, 0x77, 0x77 } };
 
 /*
- * The drop reason of a packet parse hands to kind icmp or neigh: the
- * pipeline has no stage for them yet and counts them as kind other's
- * (unhandled.c). When those stages land, this is the one line to change.
+ * The drop reason of a packet parse hands to kind icmp or neigh on this
+ * test's worker: it has no ICMP tokens (icmp_tb's period 0), so the icmp
+ * stage suppresses the error and drops the packet by its own reason, and
+ * no control ring (to_ctrl NULL), so the neigh stage drops ARP as non_ip.
  */
 static int
 diverted_reason(int kind)
 {
-	(void)kind;
-	return LF_DROP_NON_IP;
+	return kind == LF_KIND_ICMP ? LF_DROP_TTL_EXPIRED : LF_DROP_NON_IP;
 }
 
 static uint64_t
