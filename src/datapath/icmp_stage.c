@@ -8,7 +8,11 @@
 #include <rte_icmp.h>
 #include <rte_ip.h>
 
+#include <rte_fib.h>
+#include <rte_fib6.h>
+
 #include "cksum.h"
+#include "fib.h"
 #include "icmp_stage.h"
 
 /* What the error may quote, with its own headers: RFC 1812 4.3.2.3, RFC 4443 2.4(c). */
@@ -240,6 +244,39 @@ icmp6_error(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta, unsign
 	return true;
 }
 
+/*
+ * TTL is checked only when forwarding (RFC 1812 5.3.1): parse sends an
+ * expired one here before any lookup, so look its destination up, and one
+ * for the router itself goes on to the local kind instead. Returns the
+ * next hop if it is of kind local, else LF_NH_INVALID.
+ */
+static uint32_t
+ttl_local_nh(const struct lf_burst *b, const struct rte_mbuf *m, const struct lf_meta *meta)
+{
+	uint64_t nh = LF_NH_NONE;
+
+	if (b->view.fib == NULL)
+		return LF_NH_INVALID;
+	if (meta->af == 4) {
+		const struct rte_ipv4_hdr *ip =
+			rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, meta->l3_off);
+		uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
+
+		rte_fib_lookup_bulk(lf_fib_v4(b->view.fib), &dst, &nh, 1);
+	} else {
+		const struct rte_ipv6_hdr *ip =
+			rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, meta->l3_off);
+		uint8_t dst[1][RTE_FIB6_IPV6_ADDR_SIZE];
+
+		memcpy(dst[0], ip->dst_addr, sizeof(dst[0]));
+		rte_fib6_lookup_bulk(lf_fib_v6(b->view.fib), dst, &nh, 1);
+	}
+	if (nh < b->view.nh_count && b->view.nh_table[nh].out == LF_NH_INVALID &&
+	    b->view.nh_table[nh].kind == LF_KIND_LOCAL)
+		return (uint32_t)nh;
+	return LF_NH_INVALID;
+}
+
 uint16_t
 icmp_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -252,6 +289,15 @@ icmp_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 		const unsigned int why = meta->nh <= LF_ICMP_MTU ? meta->nh : LF_ICMP_NO_ROUTE;
 		bool sent;
 
+		if (why == LF_ICMP_TTL) {
+			const uint32_t local = ttl_local_nh(b, m, meta);
+
+			if (local != LF_NH_INVALID) {
+				meta->nh = local;
+				lf_burst_divert(b, m, meta, LF_KIND_LOCAL);
+				continue;
+			}
+		}
 		sent = b->local != NULL && why_enabled(b->local, why) &&
 			lf_tbucket_take(&b->icmp_tb, now) &&
 			(meta->af == 4 ? icmp4_error(b, m, meta, why)

@@ -290,8 +290,9 @@ parse_port(const struct lf_burst *b)
 /*
  * Everything the fast path does not take, out of line so the burst loop
  * keeps its registers: parsed, then dropped, diverted (not IP to kind
- * other; with b->local, ARP to kind neigh and an expired TTL to kind icmp
- * when [icmp] time_exceeded) or kept (true: meta is its meta).
+ * other; with b->local, ARP to kind neigh and an expired TTL to kind icmp,
+ * which delivers it if it is for the router and otherwise answers it or
+ * drops it as [icmp] time_exceeded says) or kept (true: meta is its meta).
  */
 static __rte_noinline bool
 parse_slow(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta)
@@ -314,7 +315,7 @@ parse_slow(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta)
 		lf_burst_divert(b, m, meta, LF_KIND_NEIGH);
 		break;
 	case LF_DROP_TTL_EXPIRED:
-		if (b->local != NULL && b->local->time_exceeded) {
+		if (b->local != NULL) {
 			meta->nh = LF_ICMP_TTL;
 			lf_burst_divert(b, m, meta, LF_KIND_ICMP);
 			break;

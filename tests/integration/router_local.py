@@ -168,6 +168,12 @@ def errors(h):
     p = got[0]
     check(ICMPv6TimeExceeded in p and p[IPv6].src == N3_A6 and
           valid6(p, ICMPv6TimeExceeded), "time_exceeded6: %s" % p.summary())
+    # TTL is checked only in transit (RFC 1812 5.3.1): TTL 1 to the router
+    # itself is answered.
+    t1 = IP(src=GNB_4, dst=N3_A4, ttl=1) / ICMP(type=8, id=5, seq=5)
+    got = run(h, "ttl1_to_router", [from_gnb(h, t1)], {"icmp_echo_reply": 1}, replies=1)
+    check(got[0][ICMP].type == 0 and got[0][IP].src == N3_A4, "ttl1_to_router: %s" %
+          got[0].summary())
     # Never an error about an error.
     e = IP(src=GNB_4, dst="203.0.113.9") / ICMP(type=3, code=1) / Raw(bytes(o4)[:28])
     run(h, "no_error_about_error", [from_gnb(h, e)], {"icmp_suppressed": 1}, {"no_route": 1},
