@@ -34,8 +34,11 @@ cleanup() {
 trap cleanup EXIT
 mkdir -p "$OUT"
 
-cc -O2 -Wall -Wextra -Werror -o "$TMP/excbench" "$SRC/bench/excbench.c" \
-	$(pkg-config --cflags --libs libdpdk) -lpthread
+# meson builds it as lanefwd-excbench; BUILD names the build directory.
+BUILD=${BUILD:-$SRC/build}
+[ -x "$BUILD/lanefwd-excbench" ] ||
+	{ echo "bench-exception: no $BUILD/lanefwd-excbench: ninja -C $BUILD first" >&2; exit 1; }
+cp "$BUILD/lanefwd-excbench" "$TMP/excbench"
 
 ip netns add "$NS"
 ip -n "$NS" link set lo up
