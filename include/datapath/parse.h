@@ -42,10 +42,11 @@ int parse_packet_port(struct rte_mbuf *m, struct lf_meta *meta, int *sw_cksum,
  * b->prefetch_distance packets ahead. Malformed packets and martian
  * sources (RFC 1812 5.3.7, RFC 4291) are dropped; packets that are not IP
  * go to LF_KIND_OTHER. With b->local, the port's link-layer checks
- * (parse_packet_port), ARP frames to LF_KIND_NEIGH (meta.l3_off set), and,
- * when b->local->time_exceeded, a TTL or hop limit that expires here to
- * LF_KIND_ICMP (meta.nh LF_ICMP_TTL, meta filled as for a packet kept)
- * rather than dropped ttl_expired.
+ * (parse_packet_port), ARP frames to LF_KIND_NEIGH (meta.l3_off set), and a
+ * TTL or hop limit that expires here to LF_KIND_ICMP (meta.nh LF_ICMP_TTL,
+ * meta filled as for a packet kept) rather than dropped ttl_expired: the
+ * icmp stage delivers it if it is for the router, else answers it or drops
+ * it as [icmp] time_exceeded says.
  * @return the IP packets (LF_KIND_IP), at the front of pkts and b->meta.
  */
 uint16_t parse_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n);
