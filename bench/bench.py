@@ -328,6 +328,9 @@ fib_lookup = {fib}
 
 [port p0]
 vdev = net_pcap0,rx_pcap={pcap},infinite_rx=1
+# The capture's frames go to 02:00:00:00:00:01, not to the pcap port's MAC:
+# take them as a switch port would (routed ports take only their own MAC).
+promiscuous = yes
 
 # Transmit only: no worker polls it (net_null with no-rx never receives).
 [port p1]

@@ -811,7 +811,8 @@ load_port(struct ctx *c, struct lf_config *cfg, const char *name, struct rte_cfg
 	p->rx_desc = 1024;
 	p->tx_desc = 1024;
 	p->mtu = 1500;
-	p->promiscuous = true;
+	/* A routed port: its own MAC, broadcast and groups (issue 15). */
+	p->promiscuous = false;
 
 	for (k = 0; k < n; k++) {
 		const char *key = e[k].name, *val = e[k].value;

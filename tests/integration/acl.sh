@@ -97,8 +97,14 @@ ipv4 = acl.rules
 ipv6 = acl6.rules
 default = $2
 
+# The capture's frames are not addressed to the pcap port's MAC: take them
+# as a switch port does (a routed port, the default, takes only its own).
 [port p0]
 vdev = net_pcap0,rx_pcap=$D/in.pcap,tx_pcap=$D/out_p0.pcap
+promiscuous = yes
+# No gratuitous ARP / unsolicited NA at start: tx is the forwarded frames.
+[neighbour]
+gratuitous = no
 
 [port p1]
 vdev = net_pcap1,rx_pcap=$D/empty.pcap,tx_pcap=$D/out_p1.pcap

@@ -53,10 +53,12 @@ ipv4_max_routes = 1024
 ipv4_tbl8 = 256
 ipv6_max_routes = 1024
 ipv6_tbl8 = 256
+# Routed ports take only frames to their own MAC: a's is the generator's
+# default destination (memif's own default, 01:ab:23:cd:45:ef, is a group).
 [port a]
-vdev = net_memif0,role=server,socket=$D/a.sock,socket-abstract=no
+vdev = net_memif0,role=server,socket=$D/a.sock,socket-abstract=no,mac=02:00:00:00:00:01
 [port b]
-vdev = net_memif1,role=server,socket=$D/b.sock,socket-abstract=no
+vdev = net_memif1,role=server,socket=$D/b.sock,socket-abstract=no,mac=02:00:00:00:00:02
 [worker 1]
 rx = a:0 b:0
 [nexthop 1]

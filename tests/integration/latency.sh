@@ -53,8 +53,13 @@ conf() {
 	ipv4_tbl8 = 256
 	ipv6_max_routes = 1024
 	ipv6_tbl8 = 256
+	# The frames go to 02:00:00:00:00:01, not to the pcap port's MAC.
 	[port p0]
 	vdev = net_pcap0,rx_pcap=$D/in.pcap,tx_pcap=$D/out_p0.pcap
+	promiscuous = yes
+	# No gratuitous ARP / unsolicited NA at start: tx is the forwarded frames.
+	[neighbour]
+	gratuitous = no
 	[port p1]
 	vdev = net_pcap1,rx_pcap=$D/empty.pcap,tx_pcap=$D/out_p1.pcap
 	[worker 1]

@@ -109,7 +109,12 @@ lf_wait_settled() {
 import json, sys
 try:
 	s = json.load(sys.stdin)["/lanefwd/stats"]
-	print(s["rx_packets"], s["tx_packets"] + s["drops"] == s["rx_packets"])
+	g = lambda k: s.get(k, 0)
+	# Every packet accounted for (dp.h LF_EVENTS): what came in, from the
+	# ports, the control thread and the kernel, is sent, dropped or with
+	# the control thread (ARP, ND, held).
+	print(s["rx_packets"], g("rx_packets") + g("ctrl_tx") + g("ctrl_rerun") +
+	      g("exception_rx") == g("tx_packets") + g("drops") + g("punt_ctrl"))
 except Exception:
 	print("none")')
 		if [ "$cur" = "$prev" ] && [ "${cur#* }" = "True" ] &&
@@ -122,7 +127,7 @@ except Exception:
 		prev=$cur
 		sleep 0.2
 	done
-	die "within 60 s, rx_packets did not settle with rx = tx + drops (last: rx, balanced: $prev)"
+	die "within 60 s, rx_packets did not settle with rx + ctrl_tx + ctrl_rerun + exception_rx = tx + drops + punt_ctrl (last: rx, balanced: $prev)"
 }
 
 # lf_wait_latency LCORE COUNT: wait (at most 60 s) until /lanefwd/latency

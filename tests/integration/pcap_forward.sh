@@ -12,7 +12,8 @@
 # destination, the port's (or the next hop's src_mac) as source, no VLAN tag
 # and the rest of the bytes unchanged; and that the final counter lines,
 # /lanefwd/stats, /lanefwd/workers and the PMDs' /ethdev/stats all count
-# rx = input frames, tx = forwarded frames and each drop under its reason.
+# rx = input frames, tx = forwarded frames and each drop under its reason,
+# ARP frames as handed to the control thread (punt_ctrl).
 #
 # The pcap PMD cannot change its MAC address, so the ports keep theirs
 # (no 'mac =' key); the expected source MAC is the one DPDK's ethdev layer
@@ -54,8 +55,14 @@ ipv4_tbl8 = 256
 ipv6_max_routes = 1024
 ipv6_tbl8 = 256
 
+# The capture's frames are not addressed to the pcap port's MAC: take them
+# as a switch port does (a routed port, the default, takes only its own).
 [port p0]
 vdev = net_pcap0,rx_pcap=$D/in.pcap,tx_pcap=$D/out_p0.pcap
+promiscuous = yes
+# No gratuitous ARP / unsolicited NA at start: tx is the forwarded frames.
+[neighbour]
+gratuitous = no
 
 [port p1]
 vdev = net_pcap1,rx_pcap=$D/empty.pcap,tx_pcap=$D/out_p1.pcap
@@ -83,6 +90,10 @@ mac = 02:00:00:00:0b:03
 [nexthop 4]
 port = p1
 mac = 02:00:00:00:0b:04
+
+# Expired TTLs counted as ttl_expired drops, not turned into ICMP errors.
+[icmp]
+time_exceeded = no
 EOF
 
 $PY "$LF_SRCDIR/tests/integration/pcap_forward.py" gen "$D" || die "cannot generate traffic"

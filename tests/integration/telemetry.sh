@@ -49,8 +49,14 @@ ipv4_tbl8 = 256
 ipv6_max_routes = 1024
 ipv6_tbl8 = 256
 
+# The capture's frames are not addressed to the pcap port's MAC: take them
+# as a switch port does (a routed port, the default, takes only its own).
 [port p0]
 vdev = net_pcap0,rx_pcap=$D/in.pcap,tx_pcap=$D/out_p0.pcap
+promiscuous = yes
+# No gratuitous ARP / unsolicited NA at start: tx is the forwarded frames.
+[neighbour]
+gratuitous = no
 
 [port p1]
 vdev = net_pcap1,rx_pcap=$D/empty.pcap,tx_pcap=$D/out_p1.pcap
@@ -65,6 +71,10 @@ mac = 02:00:00:00:0b:00
 [nexthop 1]
 port = p1
 mac = 02:00:00:00:0b:01
+
+# Expired TTLs counted as ttl_expired drops, not turned into ICMP errors.
+[icmp]
+time_exceeded = no
 EOF
 
 $PY "$LF_SRCDIR/tests/integration/telemetry_check.py" gen "$D" "$N" || die "cannot generate traffic"

@@ -903,7 +903,8 @@ test_minimal_defaults(void **state)
 	assert_int_equal(p->tx_desc, 1024);
 	assert_int_equal(p->mtu, 1500);
 	assert_false(p->has_mac);
-	assert_true(p->promiscuous);
+	/* Routed by default: only its own MAC (issue 15). */
+	assert_false(p->promiscuous);
 	/* [worker 1] */
 	assert_int_equal(cfg->n_workers, 1);
 	assert_int_equal(cfg->workers[0].lcore, 1);
@@ -959,6 +960,7 @@ static const char full_text[] = "# full configuration, every key set\n"
 				"\n"
 				"[port lan_1]\n"
 				"\tvdev=net_af_xdp0,iface=veth0,start_queue=0\n"
+				"promiscuous = yes\n"
 				"\n"
 				"[worker 1]\n"
 				"rx = wan0:0 lan_1:0\n"
