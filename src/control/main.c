@@ -370,10 +370,13 @@ main(int argc, char **argv)
 		app.quit = true;
 		ret = -1;
 	}
-	LF_LOG(INFO, main, "lanefwd %s running: %u workers, %u ports, telemetry prefix '%s'",
-	       LF_VERSION, app.n_workers, app.cfg.n_ports, app.cfg.eal.file_prefix);
-	printf("lanefwd: running\n");
-	fflush(stdout);
+	/* Tests and scripts wait for this line: only when everything started. */
+	if (ret == 0) {
+		LF_LOG(INFO, main, "lanefwd %s running: %u workers, %u ports, telemetry prefix '%s'",
+		       LF_VERSION, app.n_workers, app.cfg.n_ports, app.cfg.eal.file_prefix);
+		printf("lanefwd: running\n");
+		fflush(stdout);
+	}
 
 	while (!app.quit) {
 		usleep(100 * 1000);
