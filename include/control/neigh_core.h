@@ -31,7 +31,8 @@
 	X(NA_OUT, "na_out")                                                                \
 	X(RS_RA_IN, "rs_ra_in") /* Router solicitations/advertisements (to the mirror). */ \
 	X(REDIRECT_IN, "redirect_in") /* ICMPv6 redirects: a router ignores them. */       \
-	X(RESOLVED, "resolved") /* A neighbour got a usable MAC. */                        \
+	X(RESOLVED, "resolved") /* A neighbour we solicited got a usable MAC. */           \
+	X(LEARNT, "learnt") /* A new one learnt from its request, NS, or the kernel. */    \
 	X(FAILED, "failed") /* Resolution or a probe ran out of retries. */                \
 	X(HELD, "held") /* Packets queued for an unresolved neighbour. */                  \
 	X(HELD_DROPPED, "held_dropped") /* Past queue_packets, failed, or no next hop. */  \

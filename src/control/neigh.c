@@ -702,6 +702,10 @@ entry_set(struct neigh_core *c, struct nentry *e, const struct rte_ether_addr *m
 	bool was_usable = state_usable(e);
 	bool changed = !e->has_mac || !rte_is_same_ether_addr(&e->mac, mac);
 
+	if (!was_usable)
+		/* Resolved: we had asked (or it had failed); else learnt from its own frames. */
+		c->cnt[e->probes > 0 || e->state == LF_NEIGH_FAILED ? NEIGH_C_RESOLVED
+								    : NEIGH_C_LEARNT]++;
 	if (e->has_mac && changed)
 		c->cnt[NEIGH_C_MAC_CHANGED]++;
 	e->mac = *mac;
@@ -710,8 +714,7 @@ entry_set(struct neigh_core *c, struct nentry *e, const struct rte_ether_addr *m
 	e->probes = 0;
 	if (st == LF_NEIGH_REACHABLE || st == LF_NEIGH_PERMANENT || !was_usable)
 		e->confirmed_ms = c->now;
-	if (!was_usable)
-		c->cnt[NEIGH_C_RESOLVED]++;
+
 	if (!was_usable || changed)
 		entry_publish(c, e);
 	held_release(c, e);

@@ -16,10 +16,13 @@
 #   4. a spoofer in ns2 sends gratuitous ARP claiming 10.10.2.2 for other
 #      MACs (scapy): refused and counted (spoof_refused), lanefwd keeps
 #      ns2's MAC and pings keep working;
-#   5. ns2 changes its MAC (ip link set address): pings from ns1 get through
+#   5. an ARP flood (1000 requests for lanefwd's address from 200 senders):
+#      the table stays within max_entries (16), unused entries aged out,
+#      the next hops' neighbours kept, pings keep working;
+#   6. ns2 changes its MAC (ip link set address): pings from ns1 get through
 #      again within 30 s (lanefwd probes, fails, resolves again), and
 #      /lanefwd/neigh then holds the new MAC for both families;
-#   6. lanefwd's counters: nothing malformed, nothing it could not send.
+#   7. lanefwd's counters: nothing malformed, nothing it could not send.
 # Namespaces, veths and lanefwd are removed on every exit.
 #
 # Needs root, iproute2, ping, ethtool, dpdk-telemetry.py and 128 MiB of free
@@ -93,6 +96,7 @@ ipv6_max_routes = 1024
 ipv6_tbl8 = 256
 
 [neighbour]
+max_entries = 16
 reachable_ms = 2000
 retrans_ms = 200
 retries = 3
@@ -236,7 +240,42 @@ neigh_check "$D/neigh_spoof.json" 10.10.2.2 "$MAC_N2"
 	die "/lanefwd/neigh spoof_refused is 0 after 10 spoofed claims: $(cat "$D/neigh_spoof.json")"
 echo "spoof_refused: $(counter "$D/neigh_spoof.json" spoof_refused)"
 
-step "5. ns2 changes its MAC to $MAC_N2_NEW"
+step "5. an ARP flood from 200 senders in ns2's subnet"
+# 1000 requests for lanefwd's address from 200 addresses: each is answered
+# and learnt, so the table (max_entries = 16) fills; unused entries are aged
+# out, oldest first, and the four next hops' neighbours stay resolved.
+ip netns exec "$NS2" $PY - "$N2" <<'PYEOF' || die "scapy could not send the ARP flood"
+import sys
+from scapy.all import ARP, Ether, sendp
+frames = []
+for i in range(1000):
+    h = 20 + i % 200
+    mac = "02:00:0a:0b:%02x:%02x" % (h // 256, h % 256)
+    frames.append(Ether(src=mac, dst="ff:ff:ff:ff:ff:ff") /
+                  ARP(op=1, hwsrc=mac, psrc="10.10.2.%d" % h, pdst="10.10.2.1"))
+sendp(frames, iface=sys.argv[1], verbose=False)
+PYEOF
+sleep 1
+kill -0 "$LF_PID" 2>/dev/null || die "lanefwd exited during the ARP flood"
+ping_all "$NS1" 10.10.2.2 5 "$D/ping4f.txt"
+ping_all "$NS1" fd00:2::2 5 "$D/ping6f.txt"
+lf_tel_save /lanefwd/neigh "$D/neigh_flood.json"
+$PY - "$D/neigh_flood.json" <<'PYEOF' || die "/lanefwd/neigh after the flood: $(cat "$D/neigh_flood.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))["/lanefwd/neigh"]
+assert d["n_entries"] <= 16, "more entries than max_entries"
+assert len(d["entries"]) == d["n_entries"]
+flood = [e for e in d["entries"] if "ip=10.10.2." in e and "ip=10.10.2.2 " not in e]
+assert flood, "no flooding sender learnt at all"
+print("entries after the flood:", d["n_entries"], "of them flooders:", len(flood),
+      "arp_requests_in:", d["arp_requests_in"], "arp_replies_out:", d["arp_replies_out"])
+PYEOF
+neigh_check "$D/neigh_flood.json" 10.10.2.2 "$MAC_N2"
+neigh_check "$D/neigh_flood.json" 10.10.1.2 "$MAC_N1"
+neigh_check "$D/neigh_flood.json" fd00:2::2 "$MAC_N2"
+neigh_check "$D/neigh_flood.json" fd00:1::2 "$MAC_N1"
+
+step "6. ns2 changes its MAC to $MAC_N2_NEW"
 ip netns exec "$NS2" ip link set dev "$N2" address "$MAC_N2_NEW"
 # Without a gratuitous ARP from ns2 (Linux sends none by default), lanefwd
 # finds out when its entry goes stale (reachable_ms 2 s), its unicast probes
@@ -252,7 +291,7 @@ neigh_check "$D/neigh2.json" 10.10.1.2 "$MAC_N1"
 [ "$(counter "$D/neigh2.json" mac_changed)" -ge 2 ] ||
 	die "/lanefwd/neigh mac_changed < 2: $(cat "$D/neigh2.json")"
 
-step "6. counters"
+step "7. counters"
 [ "$(counter "$D/neigh2.json" malformed)" -eq 0 ] ||
 	die "/lanefwd/neigh counted malformed frames: $(cat "$D/neigh2.json")"
 [ "$(counter "$D/neigh2.json" tx_failed)" -eq 0 ] ||

@@ -639,6 +639,8 @@ test_answers(void **state)
 	assert_memory_equal(&v.mac, &Q, 6);
 	assert_int_equal(cnt(c, NEIGH_C_ARP_REQ_IN), 1);
 	assert_int_equal(cnt(c, NEIGH_C_ARP_REP_OUT), 1);
+	assert_int_equal(cnt(c, NEIGH_C_LEARNT), 1);
+	assert_int_equal(cnt(c, NEIGH_C_RESOLVED), 0);
 	/* For someone else: no answer, nothing learnt. */
 	memcpy(f, v_arp_req_in, sizeof(v_arp_req_in));
 	f[41] = 9; /* 10.0.0.9 */
