@@ -59,6 +59,9 @@ ipv6_tbl8 = 256
 vdev = net_memif0,role=server,socket=$D/a.sock,socket-abstract=no,mac=02:00:00:00:00:01
 [port b]
 vdev = net_memif1,role=server,socket=$D/b.sock,socket-abstract=no,mac=02:00:00:00:00:02
+# No gratuitous ARP / unsolicited NA at start: tx is the forwarded frames.
+[neighbour]
+gratuitous = no
 [worker 1]
 rx = a:0 b:0
 [nexthop 1]
