@@ -271,7 +271,10 @@ main(int argc, char **argv)
 	eal_argc = config_eal_args(&app.cfg, argv[0], eal_argv, RTE_DIM(eal_argv), eal_buf,
 				   sizeof(eal_buf));
 	if (eal_argc < 0) {
-		fprintf(stderr, "lanefwd: config error: %s: [eal] arguments do not fit\n", path);
+		/* config_eal_args() said what else went wrong itself. */
+		if (eal_argc == -ENOSPC)
+			fprintf(stderr, "lanefwd: config error: %s: [eal] arguments do not fit\n",
+				path);
 		goto out_routes;
 	}
 	ret = rte_eal_init(eal_argc, eal_argv);
@@ -372,7 +375,8 @@ main(int argc, char **argv)
 	}
 	/* Tests and scripts wait for this line: only when everything started. */
 	if (ret == 0) {
-		LF_LOG(INFO, main, "lanefwd %s running: %u workers, %u ports, telemetry prefix '%s'",
+		LF_LOG(INFO, main,
+		       "lanefwd %s running: %u workers, %u ports, telemetry prefix '%s'",
 		       LF_VERSION, app.n_workers, app.cfg.n_ports, app.cfg.eal.file_prefix);
 		printf("lanefwd: running\n");
 		fflush(stdout);

@@ -127,17 +127,23 @@ local_base(const struct lf_config *cfg)
 	return nh_base(cfg) + (cfg->upf.enabled ? 1 + cfg->upf.n_ni : 0);
 }
 
-/* Then the ids neigh_nh_get() hands out at run time ([netlink] routes). */
-static uint32_t
-dyn_base(const struct lf_config *cfg)
-{
-	return local_base(cfg) + LOCAL_NH_COUNT;
-}
-
 static uint32_t
 dyn_count(const struct lf_config *cfg)
 {
 	return cfg->netlink.enabled ? cfg->netlink.max_nexthops : 0;
+}
+
+/*
+ * Then the ids neigh_nh_get() hands out at run time ([netlink] routes): at
+ * the top of the id space, so that they stay where they are when a reload
+ * adds next hops or network instances (the neighbour code keeps them
+ * across generations).
+ */
+static uint32_t
+dyn_base(const struct lf_config *cfg)
+{
+	return dyn_count(cfg) != 0 ? LF_FIB_MAX_NH - dyn_count(cfg)
+				   : local_base(cfg) + LOCAL_NH_COUNT;
 }
 
 /*
@@ -218,10 +224,10 @@ tables_add_local_routes(const struct lf_config *cfg, struct lf_table_src *src, c
 	unsigned int i, p, k;
 	int ret = 0;
 
-	if (dyn_base(cfg) + dyn_count(cfg) > LF_FIB_MAX_NH) {
+	if (base + LOCAL_NH_COUNT > dyn_base(cfg)) {
 		snprintf(err, errlen,
-			 "%s: no next-hop ids left above %u for the router's own and [netlink] max_nexthops = %u",
-			 cfg->path, base - 1, dyn_count(cfg));
+			 "%s: next-hop ids up to %u are taken; [netlink] max_nexthops = %u reserves %u and up, and the router's own need %u more",
+			 cfg->path, base - 1, dyn_count(cfg), dyn_base(cfg), LOCAL_NH_COUNT);
 		return -ENOSPC;
 	}
 	/* A route file route inside a martian prefix would forward what must not be. */
