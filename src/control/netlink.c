@@ -1143,6 +1143,16 @@ resync_locked(struct nl_state *st, struct lf_tables *t)
 	int ret = 0;
 
 	st->resync_req = false;
+	/*
+	 * What is queued is older than the dump about to be made, and the
+	 * messages lost at an overflow lay among it: replayed after the dump,
+	 * a queued RTM_NEWROUTE whose RTM_DELROUTE was lost would bring the
+	 * route back for good. Drop it all; what comes after this point is
+	 * an unbroken sequence (or overflows again, and another resync runs).
+	 */
+	while (recv(mnl_socket_get_fd(st->ev), st->buf, sizeof(st->buf), MSG_DONTWAIT) >= 0 ||
+	       errno == ENOBUFS || errno == EINTR)
+		;
 	if (ifmap_refresh(st))
 		kr_resettle_all(st, t, true, false);
 	for (try = 0; try < 3; try++) {
