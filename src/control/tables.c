@@ -15,6 +15,7 @@
 #include <rte_malloc.h>
 
 #include "lf_log.h"
+#include "neigh_core.h"
 #include "rewrite.h"
 #include "tables.h"
 
@@ -204,17 +205,6 @@ route_inside(const struct lf_route *r, int af, const uint8_t *a, unsigned int pl
 	return true;
 }
 
-/* The modified EUI-64 link-local address of a MAC (RFC 4291 appendix A). */
-static void
-eui64_link_local(const struct rte_ether_addr *mac, uint8_t *a)
-{
-	memset(a, 0, 16);
-	a[0] = 0xfe, a[1] = 0x80;
-	a[8] = mac->addr_bytes[0] ^ 0x02, a[9] = mac->addr_bytes[1];
-	a[10] = mac->addr_bytes[2], a[11] = 0xff, a[12] = 0xfe;
-	a[13] = mac->addr_bytes[3], a[14] = mac->addr_bytes[4], a[15] = mac->addr_bytes[5];
-}
-
 int
 tables_add_local_routes(const struct lf_config *cfg, struct lf_table_src *src, char *err,
 			size_t errlen)
@@ -311,7 +301,7 @@ add_link_local_routes(const struct lf_config *cfg, const struct rte_ether_addr *
 				break;
 		if (q != p)
 			continue;
-		eui64_link_local(&macs[p], ll);
+		neigh_link_local(&macs[p], ll);
 		snprintf(what, sizeof(what), "[%s]'s link-local address", cfg->ports[p].section);
 		ret = special_route_add(&src->r6, cfg->routes.ipv6, 6, ll, 128,
 					local_base(cfg) + LF_LOCAL_DELIVER, what, err, errlen);

@@ -26,6 +26,7 @@
 #include "config.h"
 #include "lanefwd.h"
 #include "lf_log.h"
+#include "neigh_core.h"
 #include "xdp.h"
 
 /* Maps the program may use: its three and room for what a later one adds. */
@@ -120,15 +121,10 @@ out:
 static void
 xdp_link_local(const struct rte_ether_addr *mac, struct lf_ip_addr *ad)
 {
-	const uint8_t *m = mac->addr_bytes;
-	const uint8_t iid[8] = { m[0] ^ 0x02, m[1], m[2], 0xff, 0xfe, m[3], m[4], m[5] };
-
 	memset(ad, 0, sizeof(*ad));
 	ad->af = 6;
 	ad->plen = 64;
-	ad->a[0] = 0xfe;
-	ad->a[1] = 0x80;
-	memcpy(&ad->a[8], iid, sizeof(iid));
+	neigh_link_local(mac, ad->a);
 }
 
 static int
