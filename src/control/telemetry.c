@@ -19,6 +19,7 @@
 #include "lf_log.h"
 #include "reload.h"
 #include "telemetry.h"
+#include "xdp.h"
 
 static struct lf_app *tel_app;
 
@@ -568,6 +569,37 @@ tel_reload(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 	return 0;
 }
 
+/* The XDP program's counters of each exception = kernel port (xdp.h). */
+static int
+tel_xdp(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	const struct lf_app *app = tel_app;
+	unsigned int p, i;
+
+	if (app == NULL)
+		return -ENODEV;
+	if (params != NULL && params[0] != '\0')
+		return -EINVAL;
+	rte_tel_data_start_dict(d);
+	for (p = 0; p < app->cfg.n_ports; p++) {
+		uint64_t st[LF_XDP_STAT_COUNT];
+		struct rte_tel_data *pd;
+		char key[64];
+
+		if (xdp_kernel_stats(p, st) != 0)
+			continue;
+		pd = rte_tel_data_alloc();
+		if (pd == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(pd);
+		for (i = 0; i < LF_XDP_STAT_COUNT; i++)
+			rte_tel_data_add_dict_u64(pd, lf_xdp_stat_names[i], st[i]);
+		snprintf(key, sizeof(key), "port_%s", app->cfg.ports[p].name);
+		rte_tel_data_add_dict_container(d, key, pd, 0);
+	}
+	return 0;
+}
+
 int
 telemetry_init(struct lf_app *app)
 {
@@ -594,6 +626,9 @@ telemetry_init(struct lf_app *app)
 	if (ret == 0)
 		ret = rte_telemetry_register_cmd("/lanefwd/reload", tel_reload,
 						 "Reload routes, next hops and ACL rules from the config files. No parameters");
+	if (ret == 0)
+		ret = rte_telemetry_register_cmd("/lanefwd/xdp", tel_xdp,
+						 "Counters of lanefwd's XDP program on each [port] exception = kernel: passed to the kernel, redirected, dropped. No parameters");
 	if (ret != 0)
 		LF_LOG(ERR, tel, "cannot register telemetry commands: %s", strerror(-ret));
 	return ret;

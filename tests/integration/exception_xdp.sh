@@ -306,6 +306,17 @@ echo "lanefwd rx +$((rx1 - rx0)) tx +$((tx1 - tx0)) (>= $n each); kernel in $LNS
 	die "lanefwd rx +$((rx1 - rx0)) tx +$((tx1 - tx0)): fewer than the $n transit packets"
 [ "$kf4" -eq 0 ] && [ "$kf6" -eq 0 ] || die "the kernel in $LNS forwarded transit packets"
 [ "$(snmp "$LNS" snmp Ip.ForwDatagrams)" -eq 0 ] || die "the kernel in $LNS forwarded IPv4 at some point"
+# The program's counters while it runs (/lanefwd/xdp); the final log line
+# below may only be as high or higher.
+lf_tel /lanefwd/xdp > "$D/tel-xdp.json"
+read -r tloc0 tred0 tred1 < <($PY -c '
+import json, sys
+x = json.load(open(sys.argv[1]))["/lanefwd/xdp"]
+print(x["port_p0"]["pass_local"], x["port_p0"]["redirect"], x["port_p1"]["redirect"])' "$D/tel-xdp.json") ||
+	die "/lanefwd/xdp: $(cat "$D/tel-xdp.json")"
+[ "$tloc0" -ge $((PINGS + PINGS6 + 700)) ] && [ "$tred0" -ge $((PINGS + PINGS6)) ] &&
+	[ "$tred1" -ge $((PINGS + PINGS6)) ] ||
+	die "/lanefwd/xdp: p0 pass_local $tloc0 redirect $tred0, p1 redirect $tred1: below the pings and the TCP"
 
 # ------------------------------------------------------------- stop, counters
 step "stop lanefwd: the program's counters, the addresses taken off"
@@ -328,6 +339,10 @@ for p in p0 p1; do
 			die "p0 passed $loc local packets, below the pings and 1 MiB of TCP"
 	fi
 	[ "$redir" -ge $((PINGS + PINGS6)) ] || die "$p redirected $redir frames to lanefwd"
+	if [ "$p" = p0 ]; then
+		[ "$loc" -ge "$tloc0" ] && [ "$redir" -ge "$tred0" ] ||
+			die "p0's final counters went below what /lanefwd/xdp said"
+	fi
 done
 inl ip -br addr show dev xp0 > "$D/addr-after.txt"
 if grep -q -e "10.20.1.1/" -e "fd20:1::1/" "$D/addr-after.txt"; then
