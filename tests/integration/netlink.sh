@@ -21,7 +21,8 @@
 #     socket's buffer is small (LANEFWD_NETLINK_RCVBUF, test only): the
 #     socket overflows (ENOBUFS counted, rounds repeated until it does),
 #     lanefwd resyncs, and its view equals the kernel's table route by
-#     route (check below); then they are deleted and gone from the FIB.
+#     route (check below); then they are deleted and gone from the FIB;
+#  6. a reload (SIGHUP) keeps the kernel's routes in the new generation.
 # Namespaces, veths and lanefwd are removed on every exit.
 #
 # Needs root, iproute2, ping, ethtool, dpdk-telemetry.py and 128 MiB of free
@@ -390,6 +391,23 @@ check wait-consistent "$LF_PREFIX" "$LNS" 120 198.18.0.0/24 ||
 	die "lanefwd's FIB differs from the kernel's table after the deletions"
 check absent "$LF_PREFIX" "$LNS" "$(bulk_nets)" || die "deleted routes are still in the FIB"
 lf_tel /lanefwd/netlink
+
+step "a reload (SIGHUP): the kernel's routes are in the new generation"
+kill -HUP "$LF_PID"
+for i in $(seq 1 100); do
+	r=$(lf_tel /lanefwd/fib/lookup,198.51.100.1)
+	$PY -c '
+import json, sys
+d = json.loads(sys.argv[1])["/lanefwd/fib/lookup"]
+sys.exit(0 if d.get("gen") == 2 and d.get("source") == "kernel" and d.get("port") == "p1" else 1)' \
+		"$r" 2>/dev/null && break
+	sleep 0.2
+done
+echo "after the reload: $r"
+[[ "$r" == *'"gen": 2'* ]] && [[ "$r" == *'"source": "kernel"'* ]] ||
+	die "after a reload, 198.51.100.0/24 is not in generation 2 as the kernel's: $r"
+check wait-consistent "$LF_PREFIX" "$LNS" 60 198.18.0.0/24 ||
+	die "lanefwd's FIB differs from the kernel's table after a reload"
 
 step "the single route deleted"
 inl ip route del 198.51.100.0/24 via 10.30.2.2 dev xp1
