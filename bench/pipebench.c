@@ -39,6 +39,35 @@
  * usage: lanefwd-pipebench [EAL args] -- -c CONFIG [--flows N] [--dist uniform,zipf]
  *        [--zipf-s S] [--packets N] [--burst N] [--reps N] [--prefetch D,D,...]
  *        [--deny-share F] [--traffic-acl FILE] [--label TEXT] [--csv FILE] [--cold-data]
+ *        [--flood-kind syn,echo,arp] [--flood-share F,F,...]
+ *
+ * Flood (--flood-kind syn,echo,arp, --flood-share F,F,...): a fraction F of
+ * the packets, each one picked at random, is a flood at the first IPv4
+ * [port] address of the configuration's first port instead of a transit
+ * packet: TCP SYNs to port 179 (to the kernel: the local stage punts them
+ * to the port's mirror while [exception] punt_pps lasts, then drops them
+ * punt_ratelimit), ICMP echo requests (answered while [icmp] rate_pps lasts,
+ * the replies routed back to their sources, the rest dropped) or broadcast
+ * ARP requests for it (onto a real ring as the control thread's, while
+ * [neighbour] punt_pps lasts, drained and freed after each burst, outside
+ * the timed region). Their sources lie in the route file's prefixes, so a
+ * reply is routed. The router's own side (struct lf_local, its token
+ * buckets at the config's rates) is set up by hand as src/control/local.c
+ * does, with each port's mirror a port index past the configured ones that
+ * sends to the null port; with it set up, parse also makes its link-layer
+ * checks. Share 0 (always run, the reference) sends the same transit
+ * traffic with the same set-up and no flood. Each round runs every (kind,
+ * share) in a rotating order; the transit packets follow the trace whatever
+ * the share, and "cycles per transit packet" are the timed cycles over the
+ * transit packets only. The check then also accounts for every flood
+ * packet: replies, punts and rate-limit drops must add up to the flood, be
+ * no more than the bucket allows in the time the sample took, and
+ * tx + drops + punt_ctrl must equal the packets sent. bench/bench-punt.sh
+ * runs the matrix behind docs/punt-flood.md.
+ *
+ * The transit traffic never goes to the tables' own routes (the router's
+ * addresses, the martian prefixes) nor to a route file prefix that overlaps
+ * one of them: those are not transit.
  *
  * --cold-data flushes each frame's data line out of every cache level
  * (clflush) after writing it and before the timed region, as a NIC's DMA
@@ -71,6 +100,10 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
+#include <rte_arp.h>
+#include <rte_icmp.h>
+#include <rte_ring.h>
+#include <rte_tcp.h>
 #include <rte_udp.h>
 
 #include "acl.h"
@@ -90,6 +123,12 @@
 #define SAMPLE_MAX 65536 /* Packets the final check sends. */
 #define NULL_DEV "net_null_pb0"
 #define EXIT_CHECK 3
+#define MAX_FC (1 + 3 * MAX_LIST) /* Flood configurations: none, then kind x share. */
+#define FLOOD_RING_SIZE 4096 /* As src/control/local.c's to_ctrl rings. */
+#define FLOOD_TCP_PORT 179 /* BGP: what a flood at a router aims at. */
+
+enum flood_kind { FLOOD_NONE, FLOOD_SYN, FLOOD_ECHO, FLOOD_ARP, FLOOD_COUNT };
+static const char *const flood_names[FLOOD_COUNT] = { "none", "syn", "echo", "arp" };
 
 enum dist { DIST_UNIFORM, DIST_ZIPF, DIST_COUNT };
 static const char *const dist_names[DIST_COUNT] = { "uniform", "zipf" };
@@ -109,6 +148,9 @@ struct opts {
 	const char *csv;
 	const char *traffic_acl; /* Rules the traffic avoids; default: the config's. */
 	bool cold_data; /* Flush each frame's data line before the timed region. */
+	bool flood[FLOOD_COUNT]; /* --flood-kind; any: the router's own side is set up. */
+	double share[MAX_LIST]; /* --flood-share, besides 0. */
+	unsigned int n_share;
 };
 
 /* ---- flows ---- */
@@ -297,8 +339,9 @@ traffic_setup(struct traffic *tr, const struct lf_route_table *r4, const struct 
 	      double share)
 {
 	const struct acl_rule **near = NULL;
+	const struct lf_route **own;
 	double best_cost = -1;
-	uint32_t blk, best = 1, n_near = 0;
+	uint32_t blk, best = 1, n_near = 0, n_own = 0;
 	struct prefix *p;
 	size_t i, k;
 
@@ -340,9 +383,18 @@ traffic_setup(struct traffic *tr, const struct lf_route_table *r4, const struct 
 		if (prefix_overlap(tr->src_block, 8, tr->deny[i].src, tr->deny[i].src_len))
 			near[n_near++] = &tr->deny[i];
 	tr->near_rules = n_near;
+	own = malloc(r4->n * sizeof(*own));
+	if (own == NULL) {
+		free(near);
+		return -ENOMEM;
+	}
+	for (i = 0; i < r4->n; i++)
+		if (r4->r[i].line == 0)
+			own[n_own++] = &r4->r[i];
 
 	p = rte_malloc("pb_prefixes", r4->n * sizeof(*p), RTE_CACHE_LINE_SIZE);
 	if (p == NULL) {
+		free(own);
 		free(near);
 		return -ENOMEM;
 	}
@@ -351,6 +403,10 @@ traffic_setup(struct traffic *tr, const struct lf_route_table *r4, const struct 
 		const struct lf_route *rt = &r4->r[i];
 		bool hit = false;
 
+		/* The tables' own routes (line 0: the router's addresses, the
+		 * martians, the UPF's) and what overlaps them are not transit. */
+		for (k = 0; k < n_own && !hit; k++)
+			hit = prefix_overlap(rt->addr4, rt->depth, own[k]->addr4, own[k]->depth);
 		for (k = 0; k < n_near && !hit; k++)
 			hit = prefix_overlap(rt->addr4, rt->depth, near[k]->dst, near[k]->dst_len);
 		if (hit)
@@ -360,6 +416,7 @@ traffic_setup(struct traffic *tr, const struct lf_route_table *r4, const struct 
 		tr->n_pfx++;
 	}
 	tr->routes = (uint32_t)r4->n;
+	free(own);
 	free(near);
 	tr->pfx = p;
 	if (tr->n_pfx == 0)
@@ -396,18 +453,34 @@ make_trace(uint32_t flows, enum dist d, double s)
 
 /* ---- the measured loop ---- */
 
+/* One flood configuration: its kind and the share of packets it takes. */
+struct flood_conf {
+	enum flood_kind kind;
+	double share;
+};
+
 struct bench {
 	struct worker *w;
 	struct rte_mempool *pool;
 	const struct traffic *tr;
 	uint16_t null_port;
 	bool cold_data;
+	/* The flood under way (FLOOD_NONE: none) and what it needs. */
+	enum flood_kind flood;
+	uint64_t flood_below; /* A packet whose 32-bit draw is below this is a flood. */
+	uint64_t flood_seq; /* Draws made: the flood pattern goes on across runs. */
+	uint8_t flood_tmpl[FLOOD_COUNT][FRAME_LEN];
+	uint32_t flood_dst; /* The address flooded (network order). */
+	struct rte_ring *to_ctrl; /* The worker's ring to the control thread, or NULL. */
+	uint64_t ctrl_drained; /* Frames taken off it and freed. */
 };
 
-/* One (dist, prefetch) configuration over the rounds. */
+/* One (dist, prefetch, flood) configuration over the rounds. */
 struct result {
 	uint64_t pipe[100];
 	uint64_t total[100];
+	uint64_t transit[100]; /* Transit packets of each round. */
+	uint64_t flood_pkts, taken; /* Flood packets, and those that took a token. */
 	uint64_t hits, lookups, drops;
 };
 
@@ -415,6 +488,8 @@ struct run {
 	uint64_t pipe; /* Cycles in the timed region. */
 	uint64_t total; /* Cycles of the whole loop. */
 	uint64_t pkts;
+	uint64_t transit; /* Of pkts, transit packets (the rest: flood). */
+	uint64_t bursts, fused_bursts; /* With check set: bursts that took the fused path. */
 	bool fused; /* Every burst took the fused fast path. */
 };
 
@@ -461,11 +536,118 @@ flush_frames(struct rte_mbuf **pkts, uint16_t n)
 }
 #endif
 
+/* ---- the flood ---- */
+
+/*
+ * The frame of each flood kind but its source: to the port's MAC (ARP: to
+ * broadcast), for the address dst (network order), 64 bytes.
+ */
+static void
+flood_templates(struct bench *b, const struct rte_ether_addr *mac, const uint8_t *dst)
+{
+	unsigned int k;
+
+	memcpy(&b->flood_dst, dst, sizeof(b->flood_dst));
+	for (k = FLOOD_SYN; k < FLOOD_COUNT; k++) {
+		uint8_t *t = b->flood_tmpl[k];
+		struct rte_ether_hdr *eth = (struct rte_ether_hdr *)t;
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+		struct rte_arp_hdr *arp = (struct rte_arp_hdr *)(eth + 1);
+		struct rte_tcp_hdr *tcp = (struct rte_tcp_hdr *)(ip + 1);
+		struct rte_icmp_hdr *ic = (struct rte_icmp_hdr *)(ip + 1);
+
+		memset(t, 0, FRAME_LEN);
+		eth->dst_addr = *mac;
+		eth->src_addr = (struct rte_ether_addr){ { 0x02, 0, 0, 0, 0x99, 0x02 } };
+		if (k == FLOOD_ARP) {
+			memset(&eth->dst_addr, 0xff, sizeof(eth->dst_addr));
+			eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+			arp->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+			arp->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+			arp->arp_hlen = RTE_ETHER_ADDR_LEN;
+			arp->arp_plen = 4;
+			arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REQUEST);
+			arp->arp_data.arp_sha = eth->src_addr;
+			arp->arp_data.arp_tip = b->flood_dst;
+			continue;
+		}
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		ip->total_length = rte_cpu_to_be_16(FRAME_LEN - RTE_ETHER_HDR_LEN);
+		ip->time_to_live = 64;
+		ip->dst_addr = b->flood_dst;
+		if (k == FLOOD_SYN) {
+			ip->next_proto_id = IPPROTO_TCP;
+			tcp->dst_port = rte_cpu_to_be_16(FLOOD_TCP_PORT);
+			tcp->data_off = 5 << 4;
+			tcp->tcp_flags = RTE_TCP_SYN_FLAG;
+			tcp->rx_win = rte_cpu_to_be_16(65535);
+		} else {
+			ip->next_proto_id = IPPROTO_ICMP;
+			ic->icmp_type = RTE_IP_ICMP_ECHO_REQUEST;
+			ic->icmp_ident = rte_cpu_to_be_16(0x4c46);
+			ic->icmp_seq_nb = rte_cpu_to_be_16(1);
+			ic->icmp_cksum = (uint16_t)~rte_raw_cksum(ic,
+								  FRAME_LEN - RTE_ETHER_HDR_LEN -
+									  sizeof(*ip));
+		}
+	}
+}
+
+/*
+ * Write a flood frame into m from the random draw h: its source is a host
+ * of a route prefix (a routable address: an echo reply goes somewhere).
+ */
+static inline void
+write_flood(const struct bench *b, struct rte_mbuf *m, uint64_t h)
+{
+	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+	const struct prefix *p = &b->tr->pfx[below(h, b->tr->n_pfx)];
+	const uint32_t src = rte_cpu_to_be_32(p->addr | ((uint32_t)(h >> 32) & p->host_mask));
+
+	memcpy(d, b->flood_tmpl[b->flood], FRAME_LEN);
+	if (b->flood == FLOOD_ARP) {
+		struct rte_arp_hdr *arp = (struct rte_arp_hdr *)(d + RTE_ETHER_HDR_LEN);
+
+		arp->arp_data.arp_sip = src;
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + RTE_ETHER_HDR_LEN);
+
+		ip->src_addr = src;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		if (b->flood == FLOOD_SYN) {
+			struct rte_tcp_hdr *tcp = (struct rte_tcp_hdr *)(ip + 1);
+
+			tcp->src_port = rte_cpu_to_be_16((uint16_t)(1024 + (h >> 16) % 60000));
+			tcp->sent_seq = (uint32_t)h;
+			tcp->cksum = rte_ipv4_udptcp_cksum(ip, tcp);
+		}
+	}
+	m->data_len = FRAME_LEN;
+	m->pkt_len = FRAME_LEN;
+}
+
+/* Free what the worker handed the control thread, as the thread would. */
+static void
+flood_drain(struct bench *b)
+{
+	void *m[64];
+	unsigned int n;
+
+	if (b->to_ctrl == NULL)
+		return;
+	while ((n = rte_ring_sc_dequeue_burst(b->to_ctrl, m, RTE_DIM(m), NULL)) != 0) {
+		rte_pktmbuf_free_bulk((struct rte_mbuf **)m, n);
+		b->ctrl_drained += n;
+	}
+}
+
 /*
  * Send n packets, flow ids from ids[] (wrapping at len, starting at *pos),
  * through the pipeline in bursts. With check set, the burst is run as
  * pipeline_run() does, but with the fused path called directly so
- * that it can be told which one ran.
+ * that it can be told which one ran. Under a flood, each packet is a flood
+ * one with its share's odds, and only transit packets take ids.
  */
 static int
 run_packets(struct bench *b, const uint32_t *ids, uint64_t len, uint64_t *pos, uint64_t n,
@@ -474,6 +656,7 @@ run_packets(struct bench *b, const uint32_t *ids, uint64_t len, uint64_t *pos, u
 	struct worker *w = b->w;
 	struct rte_mbuf *pkts[LF_BURST_MAX];
 	uint32_t id[LF_BURST_MAX];
+	uint64_t fh[LF_BURST_MAX]; /* A flood packet's draw; 0 for transit. */
 	const uint16_t burst = w->burst;
 	uint64_t i, p = *pos, start;
 	unsigned int j;
@@ -491,12 +674,26 @@ run_packets(struct bench *b, const uint32_t *ids, uint64_t len, uint64_t *pos, u
 		}
 		/* Prefetch the prefixes the frames need, then write them. */
 		for (j = 0; j < k; j++) {
+			fh[j] = 0;
+			if (b->flood != FLOOD_NONE) {
+				const uint64_t h = mix64(b->flood_seq++ ^ 0x6c616e65666c6f6full);
+
+				if ((h >> 32) < b->flood_below) {
+					fh[j] = h | 1;
+					continue;
+				}
+			}
 			id[j] = ids[p];
 			p = p + 1 == len ? 0 : p + 1;
 			rte_prefetch0(flow_prefix(b->tr, id[j]));
+			r->transit++;
 		}
-		for (j = 0; j < k; j++)
-			write_frame(b->tr, pkts[j], id[j]);
+		for (j = 0; j < k; j++) {
+			if (fh[j] != 0)
+				write_flood(b, pkts[j], fh[j]);
+			else
+				write_frame(b->tr, pkts[j], id[j]);
+		}
 		if (b->cold_data)
 			flush_frames(pkts, k);
 		t0 = rte_rdtsc();
@@ -507,7 +704,10 @@ run_packets(struct bench *b, const uint32_t *ids, uint64_t len, uint64_t *pos, u
 		} else if (!pipeline_run_fused(&w->b, &w->tx, pkts, k)) {
 			r->fused = false;
 			pipeline_run_staged(&w->b, &w->tx, pkts, k);
+		} else {
+			r->fused_bursts++;
 		}
+		r->bursts++;
 		/* The worker loop's housekeeping after a busy poll. */
 		if (t0 - w->last_drain >= w->drain_tsc) {
 			worker_flush_tx(w);
@@ -519,6 +719,8 @@ run_packets(struct bench *b, const uint32_t *ids, uint64_t len, uint64_t *pos, u
 		}
 		t1 = rte_rdtsc();
 		r->pipe += t1 - t0;
+		/* The control thread's part, not the worker's: untimed. */
+		flood_drain(b);
 	}
 	r->total = rte_rdtsc() - start;
 	r->pkts = n;
@@ -532,6 +734,7 @@ struct counts {
 	uint64_t opackets;
 	uint64_t tx;
 	uint64_t drops[LF_DROP_COUNT];
+	uint64_t ev[LF_EV_COUNT];
 	struct lf_flow_stats fs;
 };
 
@@ -546,6 +749,7 @@ counts_take(const struct bench *b, struct counts *c)
 		c->opackets = es.opackets;
 	c->tx = b->w->stats.tx_pkts;
 	memcpy(c->drops, b->w->stats.drops, sizeof(c->drops));
+	memcpy(c->ev, b->w->stats.ev, sizeof(c->ev));
 	if (b->w->flows != NULL)
 		c->fs = *lf_flow_stats(b->w->flows);
 }
@@ -597,46 +801,113 @@ expected_verdicts(const struct bench *b, const uint32_t *ids, uint32_t n, int *v
 	}
 }
 
+/* The event a flood packet that took a token counts, and the bucket it took it from. */
+static enum lf_event
+flood_event(const struct bench *b, const struct lf_tbucket **tb)
+{
+	switch (b->flood) {
+	case FLOOD_SYN:
+		*tb = &b->w->b.exc_tb;
+		return LF_EV_PUNT_EXCEPTION;
+	case FLOOD_ECHO:
+		*tb = &b->w->b.icmp_tb;
+		return LF_EV_ICMP_ECHO_REPLY;
+	default:
+		*tb = &b->w->b.neigh_tb;
+		return LF_EV_PUNT_CTRL;
+	}
+}
+
+/* The most tokens bucket tb gives in cycles TSC cycles, starting full. */
+static uint64_t
+bucket_bound(const struct lf_tbucket *tb, uint64_t cycles)
+{
+	if (tb->period == 0)
+		return 0;
+	return tb->slack / tb->period + 1 + cycles / tb->period + 1;
+}
+
 /*
- * Run a sample of the trace again and check it against the tables. Returns
- * true when everything adds up; prints what it found either way.
+ * Run a sample of the trace again and check it against the tables, and the
+ * flood packets against their buckets. Returns true when everything adds
+ * up; prints what it found either way.
  */
 static bool
 check_sample(struct bench *b, const uint32_t *trace, uint32_t n, bool expect_all_hits)
 {
 	static int verdict[SAMPLE_MAX];
 	struct counts c0, c1;
-	uint64_t exp_drop[LF_DROP_COUNT] = { 0 }, exp_fwd = 0, pos = 0;
+	uint64_t exp_drop[LF_DROP_COUNT] = { 0 }, exp_fwd = 0, pos = 0, drops = 0;
+	uint64_t ctrl0, t0, cycles, nf;
 	struct run r;
 	bool ok = true;
 	uint32_t i;
 
-	expected_verdicts(b, trace, n, verdict);
-	for (i = 0; i < n; i++) {
+	counts_take(b, &c0);
+	ctrl0 = b->ctrl_drained;
+	t0 = rte_rdtsc();
+	if (run_packets(b, trace, n, &pos, n, true, &r) != 0)
+		return false;
+	cycles = rte_rdtsc() - t0;
+	counts_take(b, &c1);
+	/* The transit packets took trace[0..transit), in order. */
+	expected_verdicts(b, trace, (uint32_t)r.transit, verdict);
+	for (i = 0; i < r.transit; i++) {
 		if (verdict[i] < 0)
 			exp_fwd++;
 		else
 			exp_drop[verdict[i]]++;
 	}
-	counts_take(b, &c0);
-	if (run_packets(b, trace, n, &pos, n, true, &r) != 0)
-		return false;
-	counts_take(b, &c1);
-	printf("%u packets: forwarded %" PRIu64 " (expected %" PRIu64
+	nf = n - r.transit;
+	if (b->flood != FLOOD_NONE) {
+		const struct lf_tbucket *tb;
+		const enum lf_event ev = flood_event(b, &tb);
+		const uint64_t taken = c1.ev[ev] - c0.ev[ev], bound = bucket_bound(tb, cycles);
+
+		printf("flood %s: %" PRIu64 " packets, %" PRIu64 " %s (at most %" PRIu64
+		       " in %.2f ms)",
+		       flood_names[b->flood], nf, taken, lf_event_names[ev], bound,
+		       (double)cycles * 1e3 / (double)rte_get_tsc_hz());
+		if (taken > nf || taken > bound)
+			ok = false;
+		else
+			exp_drop[LF_DROP_PUNT_RATE] += nf - taken;
+		/* Punts and echo replies leave through the (null) ports. */
+		if (b->flood != FLOOD_ARP)
+			exp_fwd += taken;
+		if (b->flood == FLOOD_ECHO &&
+		    c1.ev[LF_EV_ICMP_SUPPRESSED] - c0.ev[LF_EV_ICMP_SUPPRESSED] != nf - taken)
+			ok = false;
+		if (b->flood == FLOOD_ARP) {
+			printf(", %" PRIu64 " off the ring", b->ctrl_drained - ctrl0);
+			if (b->ctrl_drained - ctrl0 != taken)
+				ok = false;
+		}
+		printf("; ");
+	}
+	printf("%u packets (%" PRIu64 " transit): sent %" PRIu64 " (expected %" PRIu64
 	       "), null port opackets %" PRIu64,
-	       n, c1.tx - c0.tx, exp_fwd, c1.opackets - c0.opackets);
+	       n, r.transit, c1.tx - c0.tx, exp_fwd, c1.opackets - c0.opackets);
 	if (c1.tx - c0.tx != exp_fwd || c1.opackets - c0.opackets != exp_fwd)
 		ok = false;
 	for (i = 0; i < LF_DROP_COUNT; i++) {
 		uint64_t got = c1.drops[i] - c0.drops[i];
 
+		drops += got;
 		if (got != 0 || exp_drop[i] != 0)
 			printf(", %s %" PRIu64 " (expected %" PRIu64 ")", lf_drop_names[i], got,
 			       exp_drop[i]);
 		if (got != exp_drop[i])
 			ok = false;
 	}
+	/* Every packet accounted for: rx = tx + drops + punt_ctrl. */
+	if (c1.tx - c0.tx + drops + c1.ev[LF_EV_PUNT_CTRL] - c0.ev[LF_EV_PUNT_CTRL] != n) {
+		printf(", tx + drops + punt_ctrl != %u", n);
+		ok = false;
+	}
 	printf("; path: %s", r.fused ? "fused" : "staged");
+	if (!r.fused)
+		printf(" (%" PRIu64 " of %" PRIu64 " bursts fused)", r.fused_bursts, r.bursts);
 	if (b->w->flows != NULL) {
 		uint64_t hits = c1.fs.hits - c0.fs.hits, lookups = c1.fs.lookups - c0.fs.lookups;
 
@@ -686,6 +957,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "csv", required_argument, NULL, 'C' },
 		{ "traffic-acl", required_argument, NULL, 'T' },
 		{ "cold-data", no_argument, NULL, 'K' },
+		{ "flood-kind", required_argument, NULL, 'F' },
+		{ "flood-share", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *copy, *tok, *save;
@@ -699,6 +972,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 		.packets = 4u << 20,
 		.reps = 3,
 		.label = "-",
+		.share = { 0.1, 0.5, 0.9 },
+		.n_share = 3,
 	};
 	while ((c = getopt_long(argc, argv, "c:", longopts, NULL)) != -1) {
 		switch (c) {
@@ -778,6 +1053,44 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case 'T':
 			o->traffic_acl = optarg;
 			break;
+		case 'F':
+			memset(o->flood, 0, sizeof(o->flood));
+			copy = strdup(optarg);
+			save = NULL;
+			for (tok = strtok_r(copy, ",", &save); tok != NULL;
+			     tok = strtok_r(NULL, ",", &save)) {
+				unsigned int k;
+
+				for (k = FLOOD_SYN; k < FLOOD_COUNT; k++)
+					if (strcmp(tok, flood_names[k]) == 0)
+						break;
+				if (k == FLOOD_COUNT) {
+					free(copy);
+					return -1;
+				}
+				o->flood[k] = true;
+			}
+			free(copy);
+			break;
+		case 'S':
+			o->n_share = 0;
+			copy = strdup(optarg);
+			save = NULL;
+			for (tok = strtok_r(copy, ",", &save); tok != NULL;
+			     tok = strtok_r(NULL, ",", &save)) {
+				char *end;
+				double f = strtod(tok, &end);
+
+				/* 0 is always run; a share of 1 would leave no transit. */
+				if (*end != '\0' || !(f >= 0 && f < 1) || o->n_share == MAX_LIST) {
+					free(copy);
+					return -1;
+				}
+				if (f > 0)
+					o->share[o->n_share++] = f;
+			}
+			free(copy);
+			break;
 		case 'K':
 			if (!HAVE_CLFLUSH) {
 				fprintf(stderr,
@@ -828,6 +1141,106 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * The router's own side for a flood, as src/control/local.c builds it: each
+ * configured port gets a mirror at index n_ports + p that sends to the null
+ * port, and the worker its token buckets at the config's rates and a ring
+ * to the control thread. The flood is at port 0's first IPv4 address.
+ */
+static int
+flood_setup(struct bench *b, const struct lf_config *cfg, const struct rte_ether_addr *macs,
+	    struct lf_local **local)
+{
+	struct worker *w = b->w;
+	const uint64_t hz = rte_get_tsc_hz();
+	const uint8_t *dst = NULL;
+	struct lf_local *l;
+	unsigned int p, k;
+
+	for (k = 0; k < cfg->ports[0].n_addrs && dst == NULL; k++)
+		if (cfg->ports[0].addr[k].af == 4)
+			dst = cfg->ports[0].addr[k].a;
+	if (dst == NULL) {
+		fprintf(stderr, "pipebench: --flood-kind: [%s] has no IPv4 address to flood\n",
+			cfg->ports[0].section);
+		return -EINVAL;
+	}
+	if (w->flows != NULL) {
+		fprintf(stderr,
+			"pipebench: --flood-kind: not with a [flow] table (its check "
+			"counts transit lookups only)\n");
+		return -EINVAL;
+	}
+	l = rte_zmalloc_socket("pb_local", sizeof(*l), RTE_CACHE_LINE_SIZE, w->socket);
+	if (l == NULL)
+		return -ENOMEM;
+	*local = l;
+	l->echo = cfg->icmp.echo;
+	l->time_exceeded = cfg->icmp.time_exceeded;
+	l->unreachable = cfg->icmp.unreachable;
+	l->frag_needed = cfg->icmp.frag_needed;
+	l->n_ports = (uint16_t)(2 * cfg->n_ports);
+	for (p = 0; p < cfg->n_ports; p++) {
+		const struct lf_port_conf *pc = &cfg->ports[p];
+		struct lf_port_l3 *l3 = &l->port[p], *m = &l->port[cfg->n_ports + p];
+
+		l3->mac = macs[p];
+		l3->mtu = pc->mtu;
+		l3->promisc = pc->promiscuous;
+		l3->exc_out = (uint16_t)(cfg->n_ports + p);
+		for (k = 0; k < pc->n_addrs; k++) {
+			if (pc->addr[k].af == 4 && !l3->has_ip4) {
+				memcpy(l3->ip4, pc->addr[k].a, 4);
+				l3->has_ip4 = true;
+			} else if (pc->addr[k].af == 6 && !l3->has_ip6) {
+				memcpy(l3->ip6, pc->addr[k].a, 16);
+				l3->has_ip6 = true;
+			}
+		}
+		if (pc->mtu != cfg->ports[0].mtu)
+			l->mtu_check = true;
+		m->mac = macs[p];
+		m->mtu = pc->mtu;
+		m->exc_out = LF_NH_INVALID;
+		w->tx.buf[cfg->n_ports + p].port_id = b->null_port;
+		w->tx.buf[cfg->n_ports + p].queue_id = 0;
+	}
+	w->tx.n_ports = l->n_ports;
+	b->to_ctrl = rte_ring_create("pb_to_ctrl", FLOOD_RING_SIZE, w->socket,
+				     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (b->to_ctrl == NULL)
+		return -ENOMEM;
+	w->b.local = l;
+	w->b.to_ctrl = b->to_ctrl;
+	lf_tbucket_init(&w->b.icmp_tb, hz, cfg->icmp.rate_pps, cfg->icmp.burst);
+	lf_tbucket_init(&w->b.exc_tb, hz, cfg->exception.punt_pps, cfg->exception.punt_burst);
+	lf_tbucket_init(&w->b.neigh_tb, hz, cfg->neigh.punt_pps, cfg->neigh.punt_burst);
+	flood_templates(b, &macs[0], dst);
+	printf("# flood at %u.%u.%u.%u (port 0's MAC; ARP to broadcast): [icmp] rate_pps %u "
+	       "burst %u, [exception] punt_pps %u punt_burst %u, [neighbour] punt_pps %u "
+	       "punt_burst %u per worker\n",
+	       dst[0], dst[1], dst[2], dst[3], cfg->icmp.rate_pps, cfg->icmp.burst,
+	       cfg->exception.punt_pps, cfg->exception.punt_burst, cfg->neigh.punt_pps,
+	       cfg->neigh.punt_burst);
+	return 0;
+}
+
+/* Make fc's flood the one under way. */
+static void
+flood_set(struct bench *b, const struct flood_conf *fc)
+{
+	b->flood = fc->kind;
+	b->flood_below = (uint64_t)(fc->share * 4294967296.0);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static const char *
 pipeline_desc(const struct worker *w)
 {
@@ -854,7 +1267,11 @@ main(int argc, char **argv)
 	char err[LF_ERR_LEN];
 	struct opts o;
 	FILE *csv = NULL;
-	static struct result res[DIST_COUNT][MAX_LIST];
+	static struct result res[DIST_COUNT][MAX_LIST][MAX_FC];
+	struct flood_conf fcs[MAX_FC] = { { FLOOD_NONE, 0 } };
+	struct lf_local *local = NULL;
+	bool flooding = false;
+	unsigned int n_fc = 1, f;
 	const char *layout = "none";
 	double hz, fill_cyc;
 	uint64_t pos[DIST_COUNT] = { 0 }, ramp;
@@ -875,7 +1292,8 @@ main(int argc, char **argv)
 			"usage: lanefwd-pipebench [EAL args] -- -c CONFIG [--flows N] "
 			"[--dist uniform,zipf] [--zipf-s S] [--packets N] [--burst N] [--reps N] "
 			"[--prefetch D,D,...] [--deny-share F] [--traffic-acl FILE] [--label TEXT] "
-			"[--csv FILE] [--cold-data]\n");
+			"[--csv FILE] [--cold-data] [--flood-kind syn,echo,arp] "
+			"[--flood-share F,F,...]\n");
 		rte_eal_cleanup();
 		return 2;
 	}
@@ -968,6 +1386,18 @@ main(int argc, char **argv)
 		w->tx.buf[p].queue_id = 0;
 	}
 	worker_ready(w);
+	for (f = FLOOD_SYN; f < FLOOD_COUNT; f++)
+		flooding = flooding || o.flood[f];
+	if (flooding) {
+		if (flood_setup(&b, &cfg, macs, &local) != 0)
+			goto out_worker;
+		for (f = FLOOD_SYN; f < FLOOD_COUNT; f++) {
+			for (p = 0; o.flood[f] && p < o.n_share; p++) {
+				fcs[n_fc].kind = (enum flood_kind)f;
+				fcs[n_fc++].share = o.share[p];
+			}
+		}
+	}
 
 	for (d = 0; d < DIST_COUNT; d++) {
 		if (!o.dist[d])
@@ -993,7 +1423,7 @@ main(int argc, char **argv)
 	       rte_lcore_id(), w->latency ? "on" : "off", o.deny_share, tr.n_deny,
 	       o.cold_data ? "cold (flushed after writing)" : "hot (just written)");
 	printf("# traffic: sources in %u.0.0.0/8 (%u UDP deny rules overlap it), destinations "
-	       "in %u of %u route prefixes (the others overlap those rules)\n",
+	       "in %u of %u route prefixes (the others overlap those rules or the tables' own)\n",
 	       tr.src_block >> 24, tr.near_rules, tr.n_pfx, tr.routes);
 	if (w->flows != NULL)
 		printf("# flow table: %u entries, %.1f MiB\n", lf_flow_capacity(w->flows),
@@ -1029,39 +1459,56 @@ main(int argc, char **argv)
 	       o.reps);
 	fflush(stdout);
 
-	/* Rounds go over every (dist, prefetch) in turn. */
+	/*
+	 * Rounds go over every (dist, prefetch) in turn, and within each over
+	 * every flood configuration in an order that rotates from round to
+	 * round, so that each flood's run and its reference (share 0) are
+	 * measured side by side.
+	 */
 	ramp = RTE_MAX(o.packets / 4, (uint64_t)w->burst);
 	for (r = 0; r < o.reps; r++) {
 		for (d = 0; d < DIST_COUNT; d++) {
 			if (!o.dist[d])
 				continue;
 			for (pi = 0; pi < n_pf; pi++) {
-				struct result *x = &res[d][pi];
-				struct counts c0, c1;
-				struct run run;
-				unsigned int k;
+				for (f = 0; f < n_fc; f++) {
+					const unsigned int fi = (f + r) % n_fc;
+					struct result *x = &res[d][pi][fi];
+					const struct lf_tbucket *tb;
+					struct counts c0, c1;
+					struct run run;
+					enum lf_event ev;
+					unsigned int k;
 
-				set_prefetch(w, o.prefetch[pi]);
-				/* Warm caches and TLBs for this trace first. */
-				if (run_packets(&b, trace[d], TRACE_LEN, &pos[d], ramp, false,
-						&run) != 0)
-					goto out_trace;
-				counts_take(&b, &c0);
-				if (run_packets(&b, trace[d], TRACE_LEN, &pos[d], o.packets, false,
-						&run) != 0)
-					goto out_trace;
-				counts_take(&b, &c1);
-				x->pipe[r] = run.pipe;
-				x->total[r] = run.total;
-				x->hits += c1.fs.hits - c0.fs.hits;
-				x->lookups += c1.fs.lookups - c0.fs.lookups;
-				for (k = 0; k < LF_DROP_COUNT; k++)
-					x->drops += c1.drops[k] - c0.drops[k];
+					set_prefetch(w, o.prefetch[pi]);
+					flood_set(&b, &fcs[fi]);
+					/* Warm caches and TLBs for this trace first. */
+					if (run_packets(&b, trace[d], TRACE_LEN, &pos[d], ramp,
+							false, &run) != 0)
+						goto out_trace;
+					counts_take(&b, &c0);
+					if (run_packets(&b, trace[d], TRACE_LEN, &pos[d], o.packets,
+							false, &run) != 0)
+						goto out_trace;
+					counts_take(&b, &c1);
+					x->pipe[r] = run.pipe;
+					x->total[r] = run.total;
+					x->transit[r] = run.transit;
+					x->flood_pkts += o.packets - run.transit;
+					if (fcs[fi].kind != FLOOD_NONE) {
+						ev = flood_event(&b, &tb);
+						x->taken += c1.ev[ev] - c0.ev[ev];
+					}
+					x->hits += c1.fs.hits - c0.fs.hits;
+					x->lookups += c1.fs.lookups - c0.fs.lookups;
+					for (k = 0; k < LF_DROP_COUNT; k++)
+						x->drops += c1.drops[k] - c0.drops[k];
+				}
 			}
 		}
 	}
 
-	/* The check, on a sample of each trace: not timed. */
+	/* The check, on a sample of each trace (and flood): not timed. */
 	for (d = 0; d < DIST_COUNT; d++) {
 		uint32_t n = (uint32_t)RTE_MIN((uint64_t)SAMPLE_MAX, o.packets);
 		bool all_hits = w->flows != NULL && lf_flow_capacity(w->flows) >= o.flows &&
@@ -1070,8 +1517,14 @@ main(int argc, char **argv)
 		if (!o.dist[d])
 			continue;
 		set_prefetch(w, o.prefetch[0]);
-		printf("# check %s, ", dist_names[d]);
-		ok = check_sample(&b, trace[d], n, all_hits) && ok;
+		for (f = 0; f < n_fc; f++) {
+			flood_set(&b, &fcs[f]);
+			printf("# check %s", dist_names[d]);
+			if (flooding)
+				printf(" share %.2f", fcs[f].share);
+			printf(", ");
+			ok = check_sample(&b, trace[d], n, all_hits) && ok;
+		}
 	}
 
 	if (o.csv != NULL) {
@@ -1083,37 +1536,87 @@ main(int argc, char **argv)
 		fprintf(csv,
 			"label,flows,dist,prefetch,layout,burst,routes,acl_rules,flow_entries,"
 			"cycles,min_cycles,total_cycles,mpps,mpps_total,hit_ratio,drop_ratio,"
-			"fill_cycles,mem_bytes,reps,packets,check\n");
+			"fill_cycles,mem_bytes,reps,packets,check,flood,share,transit,"
+			"cycles_transit,transit_mpps,transit_ratio,flood_cycles,taken\n");
 	}
-	printf("%-10s %9s %-8s %3s %8s %8s %8s %8s %8s %6s %6s\n", "label", "flows", "dist", "pf",
+	printf("%-10s %9s %-8s %3s %8s %8s %8s %8s %8s %6s %6s", "label", "flows", "dist", "pf",
 	       "cycles", "min", "total", "Mpps", "Mpps_tot", "hit%", "drop%");
+	if (flooding)
+		printf(" %-5s %5s %8s %8s %8s %7s %8s %8s", "flood", "share", "transit", "cyc/tr",
+		       "tr_Mpps", "tr_x", "cyc/fl", "taken");
+	printf("\n");
 	for (d = 0; d < DIST_COUNT; d++) {
 		if (!o.dist[d])
 			continue;
 		for (pi = 0; pi < n_pf; pi++) {
-			struct result *x = &res[d][pi];
-			double np = (double)o.packets, med, min, tot, hit, drop;
+			/* Paired with the reference of the same round: the ratio of
+			 * transit rates, and what a flood packet adds. */
+			static double ratio[MAX_FC][100], fcyc[MAX_FC][100];
+			const struct result *x0 = &res[d][pi][0];
 
-			qsort(x->pipe, o.reps, sizeof(uint64_t), cmp_u64);
-			qsort(x->total, o.reps, sizeof(uint64_t), cmp_u64);
-			med = (double)x->pipe[o.reps / 2] / np;
-			min = (double)x->pipe[0] / np;
-			tot = (double)x->total[o.reps / 2] / np;
-			hit = x->lookups != 0 ? (double)x->hits / (double)x->lookups : 0.0;
-			drop = (double)x->drops / (np * o.reps);
-			printf("%-10s %9u %-8s %3u %8.1f %8.1f %8.1f %8.2f %8.2f %6.1f %6.2f\n",
-			       o.label, o.flows, dist_names[d], o.prefetch[pi], med, min, tot,
-			       hz / med / 1e6, hz / tot / 1e6, hit * 100, drop * 100);
-			if (csv != NULL)
-				fprintf(csv,
-					"%s,%u,%s,%u,%s,%u,%u,%u,%u,%.2f,%.2f,%.2f,%.3f,%.3f,%.5f,"
-					"%.5f,%.1f,%zu,%u,%" PRIu64 ",%s\n",
-					o.label, o.flows, dist_names[d], o.prefetch[pi], layout,
-					w->burst, tables->fib.n4, tables->acl_rules,
-					w->flows != NULL ? lf_flow_capacity(w->flows) : 0, med, min,
-					tot, hz / med / 1e6, hz / tot / 1e6, hit, drop, fill_cyc,
-					w->flows != NULL ? lf_flow_mem_bytes(w->flows) : 0, o.reps,
-					o.packets, ok ? "ok" : "FAIL");
+			for (f = 0; f < n_fc; f++) {
+				const struct result *x = &res[d][pi][f];
+
+				for (r = 0; r < o.reps; r++) {
+					const double c0 =
+						(double)x0->pipe[r] / (double)x0->transit[r];
+					const double ct =
+						(double)x->pipe[r] / (double)x->transit[r];
+					const double nfl = (double)(o.packets - x->transit[r]);
+
+					ratio[f][r] = c0 / ct;
+					fcyc[f][r] = nfl > 0 ? ((double)x->pipe[r] -
+								(double)x->transit[r] * c0) /
+							nfl
+							     : 0;
+				}
+				qsort(ratio[f], o.reps, sizeof(double), cmp_double);
+				qsort(fcyc[f], o.reps, sizeof(double), cmp_double);
+			}
+			for (f = 0; f < n_fc; f++) {
+				struct result *x = &res[d][pi][f];
+				double np = (double)o.packets, med, min, tot, hit, drop, tr, ctr;
+
+				tr = 0;
+				for (r = 0; r < o.reps; r++)
+					tr += (double)x->transit[r];
+				tr /= o.reps;
+				qsort(x->pipe, o.reps, sizeof(uint64_t), cmp_u64);
+				qsort(x->total, o.reps, sizeof(uint64_t), cmp_u64);
+				med = (double)x->pipe[o.reps / 2] / np;
+				min = (double)x->pipe[0] / np;
+				tot = (double)x->total[o.reps / 2] / np;
+				hit = x->lookups != 0 ? (double)x->hits / (double)x->lookups : 0.0;
+				drop = (double)x->drops / (np * o.reps);
+				/* Cycles per transit packet: the median round's cycles over
+				 * the mean transit count (it varies by a few 0.1%). */
+				ctr = (double)x->pipe[o.reps / 2] / tr;
+				printf("%-10s %9u %-8s %3u %8.1f %8.1f %8.1f %8.2f %8.2f %6.1f %6.2f",
+				       o.label, o.flows, dist_names[d], o.prefetch[pi], med, min,
+				       tot, hz / med / 1e6, hz / tot / 1e6, hit * 100, drop * 100);
+				if (flooding)
+					printf(" %-5s %5.2f %8.0f %8.1f %8.2f %7.3f %8.1f %8" PRIu64,
+					       flood_names[fcs[f].kind], fcs[f].share, tr, ctr,
+					       hz / ctr / 1e6, ratio[f][o.reps / 2],
+					       fcyc[f][o.reps / 2], x->taken);
+				printf("\n");
+				if (csv != NULL)
+					fprintf(csv,
+						"%s,%u,%s,%u,%s,%u,%u,%u,%u,%.2f,%.2f,%.2f,%.3f,%.3f,"
+						"%.5f,%.5f,%.1f,%zu,%u,%" PRIu64
+						",%s,%s,%.3f,%.0f,%.2f,%.3f,%.4f,%.2f,%" PRIu64
+						"\n",
+						o.label, o.flows, dist_names[d], o.prefetch[pi],
+						layout, w->burst, tables->fib.n4, tables->acl_rules,
+						w->flows != NULL ? lf_flow_capacity(w->flows) : 0,
+						med, min, tot, hz / med / 1e6, hz / tot / 1e6, hit,
+						drop, fill_cyc,
+						w->flows != NULL ? lf_flow_mem_bytes(w->flows) : 0,
+						o.reps, o.packets, ok ? "ok" : "FAIL",
+						flood_names[fcs[f].kind], fcs[f].share, tr, ctr,
+						hz / ctr / 1e6, ratio[f][o.reps / 2],
+						fcyc[f][o.reps / 2], x->taken);
+			}
 		}
 	}
 	if (csv != NULL)
@@ -1125,6 +1628,8 @@ out_trace:
 	for (d = 0; d < DIST_COUNT; d++)
 		free(trace[d]);
 out_worker:
+	rte_ring_free(b.to_ctrl);
+	rte_free(local);
 	if (w != NULL) {
 		lf_flow_free(w->flows);
 		rte_free(w->lat[0]);
