@@ -34,6 +34,14 @@ struct lf_tables {
 	 */
 	uint32_t dyn_base;
 	uint32_t dyn_count;
+	/**
+	 * Bumped (release store) by the neighbour code each time it takes a
+	 * next hop's port away (its MAC changes or it failed). With
+	 * fib.epoch (bumped per batch of kernel routes), what tells a worker
+	 * that verdicts its flow cache holds may be stale: the generation
+	 * changed in place.
+	 */
+	uint32_t nh_epoch;
 	struct acl_ctx *acl; /**< NULL without an [acl] ipv4 file. */
 	struct acl_ctx *acl6; /**< NULL without an [acl] ipv6 file. */
 	uint32_t acl_rules;

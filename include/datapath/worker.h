@@ -61,6 +61,14 @@ struct worker {
 	struct lf_tables *const *tables;
 	struct rte_rcu_qsbr *qsv;
 	const struct lf_tables *cur_tables; /* worker only: the generation in use. */
+	/*
+	 * worker only: the in-place changes of cur_tables seen (its fib.epoch
+	 * and nh_epoch), and the tag of the flow cache's verdicts (b.view.gen),
+	 * a new one at each adoption or change: a verdict made before is stale.
+	 */
+	uint32_t fib_epoch;
+	uint32_t nh_epoch;
+	uint32_t flow_tag;
 	/* [flow]: the worker's own flow table, NULL without one. control:
 	 * creates and frees it; worker: the only user. It serves as b.flows
 	 * while the tables have an ACL (worker_adopt). */

@@ -1509,6 +1509,8 @@ op_nh_set(void *u, uint32_t nh, uint16_t port, const struct rte_ether_addr *dst,
 	if (out != LF_NH_INVALID) {
 		e->kind = LF_KIND_NEIGH;
 		__atomic_store_n(&e->out, LF_NH_INVALID, __ATOMIC_RELEASE);
+		/* Flow caches may hold its old MAC: their verdicts go stale. */
+		__atomic_store_n(&t->nh_epoch, t->nh_epoch + 1, __ATOMIC_RELEASE);
 		g->need_sync = true;
 	} else if (e->kind != LF_KIND_NEIGH) {
 		e->kind = LF_KIND_NEIGH;

@@ -66,9 +66,30 @@ worker_adopt(struct worker *w, const struct lf_tables *t)
 	w->b.view.acl6 = t->acl6;
 	w->b.view.nh_table = t->nh_table;
 	w->b.view.nh_count = t->nh_count;
-	w->b.view.gen = t->gen;
+	w->fib_epoch = __atomic_load_n(&t->fib.epoch, __ATOMIC_ACQUIRE);
+	w->nh_epoch = __atomic_load_n(&t->nh_epoch, __ATOMIC_ACQUIRE);
+	w->b.view.gen = ++w->flow_tag;
 	w->cur_tables = t;
 	worker_flows_update(w);
+}
+
+/*
+ * The generation in use changed in place (kernel routes, a neighbour's
+ * MAC): the flow cache's verdicts made before may be stale, so its tag
+ * moves on. Two loads per loop iteration.
+ */
+static inline void
+worker_epochs_check(struct worker *w)
+{
+	const struct lf_tables *t = w->cur_tables;
+	const uint32_t fe = __atomic_load_n(&t->fib.epoch, __ATOMIC_ACQUIRE);
+	const uint32_t ne = __atomic_load_n(&t->nh_epoch, __ATOMIC_ACQUIRE);
+
+	if (unlikely(fe != w->fib_epoch || ne != w->nh_epoch)) {
+		w->fib_epoch = fe;
+		w->nh_epoch = ne;
+		w->b.view.gen = ++w->flow_tag;
+	}
 }
 
 void
@@ -214,6 +235,8 @@ worker_main(void *arg)
 
 			if (unlikely(t != w->cur_tables))
 				worker_adopt(w, t);
+			else if (w->flows != NULL)
+				worker_epochs_check(w);
 		}
 
 		for (q = 0; q < w->n_rxq; q++) {
