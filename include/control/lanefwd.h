@@ -35,6 +35,7 @@ struct lf_port {
 	bool rx_ipv4_cksum; /**< RX IPv4 checksum offload enabled. */
 	bool started;
 	bool set_promisc; /**< We turned promiscuous mode on. */
+	bool set_allmulti; /**< We turned all-multicast on (a routed port with addresses). */
 	bool link_logged; /**< Control thread: link state logged once. */
 	uint8_t link_up; /**< Last logged link state. */
 	/** Packet-data prefetch distance of its RX queues (lf_port_prefetch_distance()). */

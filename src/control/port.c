@@ -300,6 +300,15 @@ port_init_one(struct lf_app *app, unsigned int p, char *err, size_t errlen)
 		if (ret != 0 && ret != -ENOTSUP)
 			goto fail_call;
 		port->set_promisc = ret == 0;
+	} else if (!pc->promiscuous && pc->n_addrs != 0 && rte_eth_allmulticast_get(id) == 0) {
+		/* A routed port with addresses must hear the groups it answers
+		 * or punts: ND's solicited-node addresses, all-nodes, OSPF,
+		 * MLD. The NIC passes every multicast frame; parse keeps only
+		 * those to a group address (docs/control-plane.md). */
+		ret = rte_eth_allmulticast_enable(id);
+		if (ret != 0 && ret != -ENOTSUP)
+			goto fail_call;
+		port->set_allmulti = ret == 0;
 	}
 	ret = rte_eth_dev_start(id);
 	if (ret != 0)
@@ -420,6 +429,8 @@ port_close_all(struct lf_app *app)
 		if (!app->ports[p].started)
 			continue;
 		/* Leave the interface as we found it (AF_XDP sets IFF_PROMISC). */
+		if (app->ports[p].set_allmulti)
+			rte_eth_allmulticast_disable(app->ports[p].port_id);
 		if (app->ports[p].set_promisc)
 			rte_eth_promiscuous_disable(app->ports[p].port_id);
 		rte_eth_dev_stop(app->ports[p].port_id);

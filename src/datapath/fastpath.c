@@ -47,7 +47,7 @@ FUSED_FN(fastpath_burst)(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 	if (!lf_fused_check(b, pkts, n, &n8, NULL, false))
 		return LF_REFUSED;
 
-	rte_fib_lookup_bulk(b->view.fib->v4, b->ip4, b->nh4, n);
+	rte_fib_lookup_bulk(lf_fib_v4(b->view.fib), b->ip4, b->nh4, n);
 
 	/*
 	 * Pass 2: rewrite and keep what has a route and a next hop. The table

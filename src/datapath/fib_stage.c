@@ -51,7 +51,7 @@ fib_stage_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 	for (i = 0; i < n && meta[i].af == 4; i++)
 		b->ip4[i] = dst4(pkts[i], &meta[i]);
 	if (likely(i == n)) {
-		rte_fib_lookup_bulk(fib->v4, b->ip4, b->nh4, n);
+		rte_fib_lookup_bulk(lf_fib_v4(fib), b->ip4, b->nh4, n);
 		for (i = 0; i < n; i++)
 			meta[i].nh = b->nh4[i];
 		return fib_compact(b, pkts, n);
@@ -71,12 +71,12 @@ fib_stage_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 		}
 	}
 	if (n4 != 0) {
-		rte_fib_lookup_bulk(fib->v4, b->ip4, b->nh4, n4);
+		rte_fib_lookup_bulk(lf_fib_v4(fib), b->ip4, b->nh4, n4);
 		for (j = 0; j < n4; j++)
 			meta[b->idx4[j]].nh = b->nh4[j];
 	}
 	if (n6 != 0) {
-		rte_fib6_lookup_bulk(fib->v6, b->ip6, b->nh6, n6);
+		rte_fib6_lookup_bulk(lf_fib_v6(fib), b->ip6, b->nh6, n6);
 		for (j = 0; j < n6; j++)
 			meta[b->idx6[j]].nh = b->nh6[j];
 	}

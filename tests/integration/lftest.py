@@ -22,6 +22,12 @@ DROP_REASONS = [
     "mtu_exceeded", "no_exception", "punt_ratelimit", "punt_full", "neigh_unresolved",
 ]
 
+# Routes every FIB holds besides the route files' (tables.c special_prefixes:
+# martian destinations, link-scope groups, the limited broadcast); IPv6 adds
+# each port's link-local address.
+OWN_ROUTES4 = 7
+OWN_ROUTES6 = 5
+
 # The router's own events (dp.h LF_EVENTS): in /lanefwd/stats and the workers'
 # dicts, and on lanefwd's final "lanefwd: events:" line.
 EVENTS = [

@@ -191,7 +191,10 @@ def check_all(d):
               "workers": 1, "ports": 2, "burst": burst, "prefetch_distance": pf,
               "prefetch_mode": "auto" if pf_auto else "fixed",
               "tx_drain_us": int(cfg["pipeline"]["tx_drain_us"]),
-              "ipv4_routes": len(cfg["routes4"]), "ipv6_routes": len(cfg["routes6"]),
+              # The FIB also holds the router's own routes (docs/control-plane.md):
+              # 7 IPv4 and 5 IPv6 prefixes, and each port's link-local address.
+              "ipv4_routes": len(cfg["routes4"]) + lftest.OWN_ROUTES4,
+              "ipv6_routes": len(cfg["routes6"]) + lftest.OWN_ROUTES6 + 2,
               "nexthops": len(cfg["nexthops"]), "acl_rules": 0, "acl6_rules": 0,
               "acl_default": "none", "fib_lookup": lftest.expected_fib_lookup(fib),
               "fib_lookup_mode": fib, "fused_stages": lftest.expected_fused_stages()}
