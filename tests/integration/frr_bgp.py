@@ -9,6 +9,9 @@
       Look SAMPLE of the N /24s from FIRST (A.B) up with /lanefwd/fib/lookup:
       STATE "in": each one's route is that /24, learnt from the kernel, out
       of PORT to MAC; "out": no route. Prints the counts.
+  frr_bgp.py fib6 N STATE PORT MAC
+      The same for every one of the N /48s 2001:db8:100::/48,
+      2001:db8:101::/48, ... (address ::77 of each).
   frr_bgp.py stats
       /lanefwd/stats as one JSON line.
   frr_bgp.py send FIRST N FLOWS PORT0
@@ -99,6 +102,26 @@ def main():
             for net, r in bad[:5]:
                 print("  %s.77: %s" % (net, json.dumps(r)), file=sys.stderr)
             sys.exit("%d sampled prefixes wrong" % len(bad))
+    elif cmd == "fib6":
+        n, state, port, mac = int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5].lower()
+        conn = tel_connect()
+        bad = []
+        for i in range(n):
+            net = "2001:db8:%x::" % (0x100 + i)
+            r = tel(conn, "/lanefwd/fib/lookup,%s77" % net)
+            if state == "in":
+                ok = (r.get("prefix") == net + "/48" and r.get("source") == "kernel" and
+                      r.get("port") == port and r.get("dst_mac", "").lower() == mac)
+            else:
+                ok = r.get("route") == "none"
+            if not ok:
+                bad.append((net, r))
+        print("%d of %d IPv6 prefixes %s lanefwd's FIB as expected" %
+              (n - len(bad), n, "in" if state == "in" else "out of"))
+        if bad:
+            for net, r in bad[:5]:
+                print("  %s77: %s" % (net, json.dumps(r)), file=sys.stderr)
+            sys.exit("%d IPv6 prefixes wrong" % len(bad))
     elif cmd == "stats":
         conn = tel_connect()
         print(json.dumps(tel(conn, "/lanefwd/stats")))

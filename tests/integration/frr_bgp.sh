@@ -11,7 +11,8 @@
 # kernel, so BGP reaches bgpd there), with [netlink] following LNS's main
 # table. LNS has IPv4 and IPv6 forwarding off: whatever crosses it is
 # lanefwd's. BIRD announces FRR_BGP_ROUTES (default 4000) /24s of
-# 100.64.0.0/10 with itself (10.30.2.2) as next hop; FRR installs them in
+# 100.64.0.0/10 with itself (10.30.2.2) as next hop, and over a second
+# session (fd30:2::2) FRR_BGP_ROUTES6 (100) /48s of 2001:db8:100::/40; FRR installs them in
 # LNS's kernel; lanefwd learns them over netlink and resolves 10.30.2.2
 # through the kernel's neighbour table. The route file has only the hosts'
 # subnet (netlink leaves connected routes to the file), its [nexthop] a
@@ -22,7 +23,8 @@
 #  3. all N prefixes are in lanefwd's FIB within FRR_BGP_SECS (default 120 s)
 #     of Established (/lanefwd/netlink routes_installed), and of a sample of
 #     FRR_BGP_SAMPLE (300) each one is the /24, learnt from the kernel, out
-#     of port up to BIRD's MAC (resolved, never configured);
+#     of port up to BIRD's MAC (resolved, never configured); so is each of
+#     the N6 IPv6 /48s (to the MAC of BIRD's link-local next hop);
 #  4. ping from both peers to lanefwd's addresses (its own port's and the
 #     far port's, IPv4 and IPv6): all answered (by LNS's kernel);
 #  5. ARP/ND: the hosts and BIRD resolved lanefwd's addresses to the ports'
@@ -31,11 +33,13 @@
 #     addresses across the prefixes: a capture in upstream has every one,
 #     with lanefwd's MAC as source and TTL 63; lanefwd's rx and tx grew by
 #     at least that many; LNS's kernel forwarded none (Ip ForwDatagrams 0);
-#  7. traceroute from the hosts into 100.64.0.0/10: hop 1 is 10.30.1.1,
-#     answered by the data plane (icmp_time_exceeded grew);
+#  7. traceroute and traceroute -6 from the hosts into the prefixes: hop 1
+#     is 10.30.1.1 / fd30:1::1, answered by the data plane
+#     (icmp_time_exceeded grew);
 #  8. withdrawal: BIRD disables its static protocol; the routes leave LNS's
 #     kernel and lanefwd's FIB (sample: no route), and 3 pings to one are
-#     each answered net unreachable by the data plane (icmp_unreachable);
+#     each answered net unreachable by the data plane (icmp_unreachable),
+#     3 ping -6 no route;
 #     re-enabled, they come back.
 # Needs root, iproute2, frr, bird2, traceroute, dumpcap, tshark and 256 MiB
 # of free hugepages (scripts/deps.sh, scripts/hugepages.sh); fails (does not
@@ -56,6 +60,7 @@ MAC_XH=02:00:0c:1e:01:01 MAC_H=02:00:0c:1e:01:02
 MAC_XU=02:00:0c:1e:02:01 MAC_U=02:00:0c:1e:02:02
 N=${FRR_BGP_ROUTES:-4000}
 SECS=${FRR_BGP_SECS:-120}
+N6=${FRR_BGP_ROUTES6:-100}
 SAMPLE=${FRR_BGP_SAMPLE:-300}
 FLOWS=${FRR_BGP_FLOWS:-2000}
 FIRST=100.64
@@ -154,8 +159,10 @@ ipv4 = routes4.txt
 ipv6 = routes6.txt
 ipv4_max_routes = 16384
 ipv4_tbl8 = 256
+# A /48 takes up to three tbl8 groups of the IPv6 trie (256 held 59 of the
+# 100: netlink counted the rest fib_full and kept them pending).
 ipv6_max_routes = 1024
-ipv6_tbl8 = 256
+ipv6_tbl8 = 2048
 
 [port hosts]
 vdev = net_af_xdp0,iface=xh,start_queue=0,queue_count=1
@@ -208,32 +215,46 @@ step "BIRD in $UNS announces $N prefixes of $FIRST.0.0/10; FRR in $LNS"
 bird_start up "$UNS" "router id 10.30.2.2;
 protocol device { }
 $(bird_static_routes st4 "$N" "$FIRST")
+$(bird_static_routes6 st6 "$N6")
 protocol bgp lanefwd {
 	local 10.30.2.2 as 65000;
 	neighbor 10.30.2.1 as 65001;
 	ipv4 { import none; export where proto = \"st4\"; next hop self; };
+}
+protocol bgp lanefwd6 {
+	local fd30:2::2 as 65000;
+	neighbor fd30:2::1 as 65001;
+	ipv6 { import none; export where proto = \"st6\"; next hop self; };
 }"
 t0=$(date +%s%N)
 frr_start lf "$LNS" "router bgp 65001
  bgp router-id 10.30.2.1
  no bgp ebgp-requires-policy
+ no bgp default ipv4-unicast
  neighbor 10.30.2.2 remote-as 65000
+ neighbor fd30:2::2 remote-as 65000
  address-family ipv4 unicast
   neighbor 10.30.2.2 activate
+ exit-address-family
+ address-family ipv6 unicast
+  neighbor fd30:2::2 activate
  exit-address-family"
 frr_wait_established lf 10.30.2.2 "$SECS"
 t1=$(date +%s%N)
 bird_wait_established up lanefwd "$SECS"
+frr_wait_established lf fd30:2::2 "$SECS"
+bird_wait_established up lanefwd6 "$SECS"
 echo "BGP Established through the exception path $(((t1 - t0) / 1000000)) ms after bgpd started"
 
-step "$N prefixes into LNS's kernel (zebra) and lanefwd's FIB (netlink)"
-helper wait-fib "$FIRST" "$N" "$SECS" in > /dev/null ||
+step "$N IPv4 and $N6 IPv6 prefixes into LNS's kernel (zebra) and lanefwd's FIB (netlink)"
+helper wait-fib "$FIRST" $((N + N6)) "$SECS" in > /dev/null ||
 	die "lanefwd's FIB did not get the $N prefixes within $SECS s of Established ($(ns_bgp_routes "$LNS") in LNS's kernel)"
 t2=$(date +%s%N)
 kern=$(ns_bgp_routes "$LNS" "$FIRST.0.0/10")
 [ "$kern" -eq "$N" ] || die "LNS's kernel has $kern of the $N bgp routes"
-echo "CONVERGED: $N prefixes in lanefwd's FIB $(((t2 - t0) / 1000000)) ms after bgpd started, $(((t2 - t1) / 1000000)) ms after Established (bound $SECS s)"
+echo "CONVERGED: $N + $N6 prefixes in lanefwd's FIB $(((t2 - t0) / 1000000)) ms after bgpd started, $(((t2 - t1) / 1000000)) ms after Established (bound $SECS s)"
 helper fib "$FIRST" "$N" "$SAMPLE" in up "$MAC_U" || die "lanefwd's FIB disagrees with BGP"
+helper fib6 "$N6" in up "$MAC_U" || die "lanefwd's FIB disagrees with BGP (IPv6)"
 lf_tel /lanefwd/netlink
 
 # ------------------------------------------------------- ping own addresses
@@ -314,11 +335,18 @@ awk '$1 == 1 { print $2 }' "$D/traceroute.txt" | grep -qx 10.30.1.1 ||
 read -r te1 < <(lfstat icmp_time_exceeded)
 [ $((te1 - te0)) -ge 1 ] || die "lanefwd sent no ICMP time exceeded (icmp_time_exceeded +$((te1 - te0)))"
 echo "icmp_time_exceeded +$((te1 - te0))"
+inh traceroute -6 -n -q 1 -w 2 -m 2 2001:db8:105::77 > "$D/traceroute6.txt" 2>&1 || true
+cat "$D/traceroute6.txt"
+awk '$1 == 1 { print $2 }' "$D/traceroute6.txt" | grep -qx fd30:1::1 ||
+	die "traceroute -6: hop 1 is not fd30:1::1"
+read -r te2 < <(lfstat icmp_time_exceeded)
+[ $((te2 - te1)) -ge 1 ] || die "lanefwd sent no ICMPv6 time exceeded"
 
 # --------------------------------------------------------------- withdrawal
 step "withdrawal: BIRD disables st4"
 t0=$(date +%s%N)
 bird_cmd up disable st4 > /dev/null
+bird_cmd up disable st6 > /dev/null
 helper wait-fib "$FIRST" "$N" "$SECS" out > /dev/null ||
 	die "the withdrawn prefixes are still in lanefwd's FIB after $SECS s"
 t1=$(date +%s%N)
@@ -326,6 +354,7 @@ echo "withdrawn from lanefwd's FIB $(((t1 - t0) / 1000000)) ms after birdc disab
 kern=$(ns_bgp_routes "$LNS" "$FIRST.0.0/10")
 [ "$kern" -eq 0 ] || die "LNS's kernel still has $kern of the withdrawn routes"
 helper fib "$FIRST" "$N" "$SAMPLE" out up "$MAC_U" || die "withdrawn prefixes still in the FIB"
+helper fib6 "$N6" out up "$MAC_U" || die "withdrawn IPv6 prefixes still in the FIB"
 read -r nr0 un0 < <(lfstat drop_no_route icmp_unreachable)
 out=$(inh ping -c 3 -i 0.2 -W 1 "$FIRST.9.77" 2>&1) || true
 read -r nr1 un1 < <(lfstat drop_no_route icmp_unreachable)
@@ -337,14 +366,22 @@ echo "$out" | grep -m 1 "Unreachable" || true
 # into the error: counted icmp_unreachable, not drop_no_route).
 [[ "$out" == *"From 10.30.1.1"*"Destination Net Unreachable"* && $((un1 - un0)) -eq 3 ]] ||
 	late_fail "ping to a withdrawn prefix was not answered net unreachable by 10.30.1.1 (drop_no_route +$((nr1 - nr0)), icmp_unreachable +$((un1 - un0))): where the ports' MTUs agree and no ACL is set, the fused IPv4 stages (src/datapath/fastpath.c) take the burst and drop a packet without a route as no_route instead of handing it to the icmp kind (lf_burst_no_route)"
+read -r un0 < <(lfstat icmp_unreachable)
+out=$(inh ping -6 -c 3 -i 0.2 -W 1 2001:db8:109::77 2>&1) || true
+read -r un1 < <(lfstat icmp_unreachable)
+echo "$out" | grep -m 1 "nreachable" || true
+[[ "$out" == *"From fd30:1::1"*"Destination unreachable: No route"* && $((un1 - un0)) -eq 3 ]] ||
+	late_fail "ping -6 to a withdrawn prefix was not answered no route by fd30:1::1 (icmp_unreachable +$((un1 - un0))): $(echo "$out" | head -n 3)"
 
 step "re-announce: BIRD enables st4"
 t0=$(date +%s%N)
 bird_cmd up enable st4 > /dev/null
-helper wait-fib "$FIRST" "$N" "$SECS" in > /dev/null || die "the prefixes did not come back"
+bird_cmd up enable st6 > /dev/null
+helper wait-fib "$FIRST" $((N + N6)) "$SECS" in > /dev/null || die "the prefixes did not come back"
 t1=$(date +%s%N)
 echo "back in lanefwd's FIB $(((t1 - t0) / 1000000)) ms after birdc enable"
 helper fib "$FIRST" "$N" "$SAMPLE" in up "$MAC_U" || die "lanefwd's FIB disagrees with BGP"
+helper fib6 "$N6" in up "$MAC_U" || die "lanefwd's FIB disagrees with BGP (IPv6)"
 
 # ------------------------------------------------------------------ the end
 frr_stop_all

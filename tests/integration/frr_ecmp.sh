@@ -286,6 +286,7 @@ for k in 1 2; do
 	rc=0
 	wait "$pid" || rc=$?
 	LFE_PID[$k]=""
+	rm -rf "/var/run/dpdk/$LF_PREFIX-$k"
 	[ "$rc" -eq 0 ] || die "instance $k exited with status $rc: $(tail -n 5 "$D/lanefwd-$k.log")"
 	grep '^lanefwd: total:' "$D/lanefwd-$k.log" | tail -n 1
 done

@@ -143,6 +143,17 @@ bird_static_routes() {
 	}'
 }
 
+# bird_static_routes6 NAME N: a static protocol NAME announcing N /48s,
+# 2001:db8:100::/48, 2001:db8:101::/48, ...
+bird_static_routes6() {
+	awk -v n="$2" -v name="$1" 'BEGIN {
+		printf "protocol static %s {\n\tipv6;\n", name
+		for (i = 0; i < n; i++)
+			printf "\troute 2001:db8:%x::/48 blackhole;\n", 256 + i
+		print "}"
+	}'
+}
+
 frr_wait_established() {
 	local name=$1 peer=$2 secs=$3 i st=""
 	for i in $(seq 1 $((secs * 5))); do
