@@ -17,7 +17,7 @@
 # side in each round (paired), in a rotating order; both processes run
 # under one flock of $LOCK. Writes docs/punt-flood/ (results.csv, run.txt,
 # transit.png) and docs/punt-flood.md (bench/punt_report.py). About a
-# minute of CPU once it has the lock.
+# minute and a half of CPU once it has the lock.
 #
 #   sudo bench/bench-punt.sh                # the run behind docs/punt-flood.md
 #   sudo bench/bench-punt.sh --quick        # small table only, 3 rounds, no docs
@@ -31,10 +31,10 @@ routes=${ROUTES:-$FULL_ROUTES_DEFAULT}
 bench_args bench-punt.sh 1 "$@"
 bench_need_root bench-punt.sh "hugepages"
 LCORE=${LCORE:-$(bench_last_cpu)}
-ROUNDS=${ROUNDS:-7}
+ROUNDS=${ROUNDS:-11}
 PACKETS=${PACKETS:-2M}
 FLOWS=${FLOWS:-64K}
-SHARES=${SHARES:-0.01,0.02,0.05,0.1,0.5,0.9}
+SHARES=${SHARES:-0.002,0.005,0.01,0.02,0.05,0.1,0.5,0.9}
 KINDS=${KINDS:-syn,echo,arp}
 LOCK=${LOCK:-/tmp/lf-integ.lock}
 BUILD=${BUILD:-build}

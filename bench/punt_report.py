@@ -132,8 +132,10 @@ that sends to the null port and the control thread's ring a real `rte_ring`
 drained outside the timed region. A share F of the packets, each picked at
 random, is a 64-byte flood frame at the port's address 192.0.2.1 instead of
 a transit UDP frame: @KINDS@. Their sources are routable (a reply is routed and
-sent). The core runs flat out, so the flood is tens of Mpps, far above the
-buckets: they are empty almost all the time (the last column), the attack case.
+sent). The core runs flat out, so the flood is the share times the core's
+packet rate: from about 0.2 Mpps at a share of 0.002 to tens of Mpps, ten to
+thousands of times the buckets' rates: they are empty most of the time (the
+last column: the flood packets that still got a token), the attack case.
 
 **The metric.** The flood arrives on top of the transit traffic, in the
 same bursts. *Transit Mpps* is the transit rate the core sustains when it
