@@ -247,8 +247,13 @@ def check_all(d):
 
     # The final lines printed on SIGINT agree.
     total, workers = lftest.parse_final(os.path.join(d, "lanefwd.log"))
-    want_t = {"rx": n, "tx": exp["tx"], "drops": n - exp["tx"], **exp["drops"]}
+    # ARP frames went to the neighbour thread (punt_ctrl): not dropped.
+    want_t = {"rx": n, "tx": exp["tx"], "drops": n - exp["tx"] - exp["punt_ctrl"],
+              **exp["drops"]}
     check(total == want_t, f"final total line {total}, expected {want_t}")
+    ev = lftest.parse_final_events(os.path.join(d, "lanefwd.log"))
+    check(ev["punt_ctrl"] == exp["punt_ctrl"],
+          f"final events line: punt_ctrl {ev['punt_ctrl']}, expected {exp['punt_ctrl']}")
     check(set(workers) == {1}, f"final worker lines: {workers}")
     fw = workers[1]
     check(fw["rx"] == n and fw["tx"] == exp["tx"] and fw["busy_cycles"] == s["busy_cycles"],
