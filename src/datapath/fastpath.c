@@ -93,21 +93,24 @@ compact:
 		if (out == LF_NH_INVALID) {
 			const unsigned int kind = lf_nh_kind(table, nh_count, nh);
 
-			if (kind != 0) {
-				/* Another kind's (the UPF's): untouched so far, handed
-				 * on with the meta parse would give it. */
-				struct lf_meta meta;
+			if (kind != 0 || nh == LF_NH_NONE) {
+				/* Another kind's (the UPF's, the router's own), or no
+				 * route (an ICMP error, lf_burst_no_route): untouched so
+				 * far, handed on with the meta parse would give it. */
+				struct lf_meta meta = { 0 };
 				const unsigned int proto =
 					b->data[i][RTE_ETHER_HDR_LEN +
 						   offsetof(struct rte_ipv4_hdr, next_proto_id)];
 
 				lf_meta_plain_ipv4(&meta, proto, lf_l4_min_len[proto]);
 				meta.nh = (uint32_t)nh;
-				lf_burst_divert(b, pkts[i], &meta, (enum lf_kind)kind);
+				if (kind != 0)
+					lf_burst_divert(b, pkts[i], &meta, (enum lf_kind)kind);
+				else
+					lf_burst_no_route(b, pkts[i], &meta);
 				continue;
 			}
-			lf_burst_drop(b, pkts[i],
-				      nh == LF_NH_NONE ? LF_DROP_NO_ROUTE : LF_DROP_NO_NEXTHOP);
+			lf_burst_drop(b, pkts[i], LF_DROP_NO_NEXTHOP);
 			continue;
 		}
 		lf_rewrite_ipv4_plain_at(b->data[i], &table[nh].dst);
