@@ -186,7 +186,7 @@ class Lanefwd:
         def done():
             s = self.stats()
             return (self.received() == want and s["rx_packets"] - s0["rx_packets"] >= sent
-                    and s["rx_packets"] == s["tx_packets"] + s["drops"]
+                    and lftest.balance(s["rx_packets"], s["tx_packets"], s["drops"], s) is None
                     and all(s["drop_" + r] - s0["drop_" + r] >= n for r, n in drops.items()))
 
         while time.monotonic() < deadline and not done():
