@@ -1324,6 +1324,24 @@ cross_check(struct ctx *c, struct lf_config *cfg)
 	if (cfg->n_workers == 0)
 		return fail(c, "no [worker LCORE] section: at least one worker is needed");
 
+	/* On an exception = kernel port ARP and ND go to the kernel (the XDP
+	 * program passes them): a next hop given by address is resolved from
+	 * the kernel's neighbours, which only [netlink] brings. */
+	for (i = 0; i < cfg->n_nexthops && !cfg->netlink.enabled; i++) {
+		const struct lf_nexthop_conf *nh = &cfg->nexthops[i];
+		char sec[32], via[INET6_ADDRSTRLEN];
+
+		if (!nh->has_via || nh->has_mac || cfg->ports[nh->port].exception != LF_EXC_KERNEL)
+			continue;
+		snprintf(sec, sizeof(sec), "nexthop %u", nh->id);
+		c->section = sec;
+		c->section_line = key_lineno(c, sec, "");
+		inet_ntop(nh->via.af == 4 ? AF_INET : AF_INET6, nh->via.a, via, sizeof(via));
+		return key_fail(c, "via", via,
+				"[port %s] has exception = kernel: its neighbours are the kernel's, learnt over netlink; add a [netlink] section or give a mac",
+				cfg->ports[nh->port].name);
+	}
+
 	for (i = 0; i < cfg->n_workers; i++) {
 		if (cfg->workers[i].lcore == cfg->eal.main_lcore) {
 			c->section = cfg->workers[i].section;
