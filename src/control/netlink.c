@@ -995,7 +995,7 @@ neigh_msg(struct nl_state *st, const struct nlmsghdr *nlh)
 {
 	struct lf_nl_neigh n;
 	struct neigh_job *j;
-	bool permanent;
+	bool permanent = false; /* a deletion carries no state */
 	int p;
 
 	if (nl_neigh_parse(nlh, &n) != 0) {
