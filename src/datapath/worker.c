@@ -50,7 +50,7 @@ worker_ready(struct worker *w)
 {
 	w->b.stats = &w->stats;
 	w->tx.stats = &w->stats;
-	w->tx.burst = w->burst;
+	w->tx.burst = w->burst_auto ? w->bc.cur : w->burst;
 	w->tx.latency = w->latency;
 	w->tx.lat = w->lat[w->lat_cur];
 	if (w->b.fused_ip4 == NULL)
@@ -92,12 +92,41 @@ worker_epochs_check(struct worker *w)
 	}
 }
 
+/*
+ * burst = auto: the controller judges the residences tx_lat_record is about
+ * to record (one run per RX burst and port), so it holds the percentile of
+ * what /lanefwd/latency shows. Runs recorded early because the pending list
+ * filled (tx_lat_pend) are not judged: that takes 64 RX bursts in one
+ * iteration.
+ */
+static inline void
+worker_burst_judge(struct worker *w, uint64_t now)
+{
+	const struct lf_tx *t = &w->tx;
+	unsigned int i;
+
+	for (i = 0; i < t->lat_pend_n; i++)
+		lf_burstctl_left(&w->bc, now - t->lat_pend[i].rx_tsc, t->lat_pend[i].n);
+}
+
+static __rte_always_inline void
+worker_flush(struct worker *w, const bool adapt)
+{
+	uint64_t now;
+
+	tx_flush_all(&w->tx);
+	if (w->tx.lat_pend_n != 0) {
+		now = rte_rdtsc();
+		if (adapt)
+			worker_burst_judge(w, now);
+		tx_lat_record(&w->tx, now);
+	}
+}
+
 void
 worker_flush_tx(struct worker *w)
 {
-	tx_flush_all(&w->tx);
-	if (w->tx.lat_pend_n != 0)
-		tx_lat_record(&w->tx, rte_rdtsc());
+	worker_flush(w, false);
 }
 
 /*
@@ -201,20 +230,24 @@ worker_from_neigh(struct worker *w, struct rte_mbuf **pkts, uint16_t burst)
 	}
 }
 
-int
-worker_main(void *arg)
+/*
+ * The loop, once per burst mode (adapt constant): with a fixed burst it has
+ * no trace of the controller. Always inlined into the two callers below.
+ */
+static __rte_always_inline int
+worker_run(void *arg, const bool adapt)
 {
 	struct worker *w = arg;
 	struct rte_mbuf *pkts[LF_BURST_MAX];
 	struct lf_worker_stats *s = &w->stats;
-	const uint16_t burst = w->burst;
+	uint16_t burst = adapt ? w->bc.cur : w->burst;
 	uint64_t prev, now, poll_tsc;
 	bool backlog = false; /* queue 0's last poll returned a whole burst */
 	unsigned int q;
 
 	LF_LOG(INFO, worker,
-	       "worker %u on lcore %u (socket %d): %u RX queues, burst %u, fused stages %s, flow cache %s, flow prefetch %u",
-	       w->index, w->lcore, w->socket, w->n_rxq, w->burst,
+	       "worker %u on lcore %u (socket %d): %u RX queues, burst %s%u, fused stages %s, flow cache %s, flow prefetch %u",
+	       w->index, w->lcore, w->socket, w->n_rxq, adapt ? "auto up to " : "", w->burst,
 	       w->b.fused_avx512 ? "AVX-512" : "scalar",
 	       w->flows == NULL             ? "off"
 		       : w->b.flows != NULL ? "in front of the ACL"
@@ -248,6 +281,8 @@ worker_main(void *arg)
 				backlog &= q != 0;
 				continue;
 			}
+			if (adapt)
+				lf_burstctl_poll(&w->bc, n);
 			/* A kernel mirror's queue: what the kernel sends leaves
 			 * through the port it mirrors, as it is. */
 			if (unlikely(rq->exc_of != LF_NH_INVALID)) {
@@ -284,6 +319,10 @@ worker_main(void *arg)
 			worker_from_neigh(w, pkts, burst);
 		now = rte_rdtsc();
 		/* What this iteration sent has left: its residence ends now. */
+		if (adapt) {
+			worker_burst_judge(w, now);
+			w->tx.burst = burst = lf_burstctl_iter(&w->bc, now);
+		}
 		tx_lat_record(&w->tx, now);
 		poll_tsc = now;
 		LF_STAT_ADD(s->polls, w->n_rxq);
@@ -299,14 +338,14 @@ worker_main(void *arg)
 			LF_STAT_ADD(s->busy_cycles, now - prev);
 			/* Under load, partial bursts wait at most drain_tsc. */
 			if (now - w->last_drain >= w->drain_tsc) {
-				worker_flush_tx(w);
+				worker_flush(w, adapt);
 				w->last_drain = now;
 				poll_tsc = rte_rdtsc();
 			}
 		} else {
 			LF_STAT_ADD(s->idle_cycles, now - prev);
 			/* Nothing more is coming now: holding packets only adds latency. */
-			worker_flush_tx(w);
+			worker_flush(w, adapt);
 			w->last_drain = now;
 			poll_tsc = rte_rdtsc();
 		}
@@ -327,4 +366,24 @@ worker_main(void *arg)
 	worker_flush_tx(w);
 	LF_LOG(INFO, worker, "worker %u on lcore %u stopped", w->index, w->lcore);
 	return 0;
+}
+
+static __rte_noinline int
+worker_run_fixed(void *arg)
+{
+	return worker_run(arg, false);
+}
+
+static __rte_noinline int
+worker_run_auto(void *arg)
+{
+	return worker_run(arg, true);
+}
+
+int
+worker_main(void *arg)
+{
+	const struct worker *w = arg;
+
+	return w->burst_auto ? worker_run_auto(arg) : worker_run_fixed(arg);
 }
