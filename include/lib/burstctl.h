@@ -170,7 +170,7 @@ lf_burstctl_bucket(unsigned int b)
 	return 31 - __builtin_clz(b);
 }
 
-/** Reader side: the current burst and a snapshot of the statistics. */
+/** Reader side: the current burst and, st not NULL, a snapshot of the statistics. */
 uint16_t lf_burstctl_read(const struct lf_burstctl *c, struct lf_burstctl_stats *st);
 
 #endif /* LF_BURSTCTL_H */

@@ -225,6 +225,42 @@ stat_at(const struct lf_worker_stats *s, size_t off)
 	return v;
 }
 
+/* burst = auto: the controller's burst, verdicts and decisions per worker. */
+static void
+render_burst(const struct lf_app *app, struct prom_buf *b)
+{
+	struct lf_burstctl_stats st;
+	unsigned int i;
+
+	prom_family(b, "lanefwd_worker_burst", "gauge", "The RX burst burst = auto asks for now.");
+	for (i = 0; i < app->n_workers; i++)
+		prom_printf(b, "lanefwd_worker_burst{worker=\"%u\"} %u\n", app->workers[i]->lcore,
+			    lf_burstctl_read(&app->workers[i]->bc, NULL));
+	prom_family(b, "lanefwd_worker_burst_packets_total", "counter",
+		    "Packets burst = auto judged: residence under latency_target_us (hit) or over (miss).");
+	for (i = 0; i < app->n_workers; i++) {
+		lf_burstctl_read(&app->workers[i]->bc, &st);
+		prom_printf(b,
+			    "lanefwd_worker_burst_packets_total{worker=\"%u\",target=\"hit\"} %" PRIu64
+			    "\nlanefwd_worker_burst_packets_total{worker=\"%u\",target=\"miss\"} %" PRIu64
+			    "\n",
+			    app->workers[i]->lcore, st.packets - st.misses, app->workers[i]->lcore,
+			    st.misses);
+	}
+	prom_family(b, "lanefwd_worker_burst_decisions_total", "counter",
+		    "Changes burst = auto made: grown (a backlog), shrunk (misses), decayed (unused).");
+	for (i = 0; i < app->n_workers; i++) {
+		lf_burstctl_read(&app->workers[i]->bc, &st);
+		prom_printf(b,
+			    "lanefwd_worker_burst_decisions_total{worker=\"%u\",decision=\"grown\"} %" PRIu64
+			    "\nlanefwd_worker_burst_decisions_total{worker=\"%u\",decision=\"shrunk\"} %" PRIu64
+			    "\nlanefwd_worker_burst_decisions_total{worker=\"%u\",decision=\"decayed\"} %" PRIu64
+			    "\n",
+			    app->workers[i]->lcore, st.grown, app->workers[i]->lcore, st.shrunk,
+			    app->workers[i]->lcore, st.decayed);
+	}
+}
+
 static void
 render_workers(const struct lf_app *app, struct prom_buf *b)
 {
@@ -270,6 +306,8 @@ render_workers(const struct lf_app *app, struct prom_buf *b)
 			    app->workers[i]->lcore, rx ? (s[i].busy_cycles + rx / 2) / rx : 0);
 	}
 	free(s);
+	if (n != 0 && app->workers[0]->burst_auto)
+		render_burst(app, b);
 }
 
 /* The ethdev counters, under Prometheus names. */

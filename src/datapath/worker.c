@@ -109,24 +109,30 @@ worker_burst_judge(struct worker *w, uint64_t now)
 		lf_burstctl_left(&w->bc, now - t->lat_pend[i].rx_tsc, t->lat_pend[i].n);
 }
 
+/* Out of line, as the loop has always called it (worker_run's flatten). */
+__rte_noinline void
+worker_flush_tx(struct worker *w)
+{
+	tx_flush_all(&w->tx);
+	if (w->tx.lat_pend_n != 0)
+		tx_lat_record(&w->tx, rte_rdtsc());
+}
+
 static __rte_always_inline void
 worker_flush(struct worker *w, const bool adapt)
 {
 	uint64_t now;
 
+	if (!adapt) {
+		worker_flush_tx(w);
+		return;
+	}
 	tx_flush_all(&w->tx);
 	if (w->tx.lat_pend_n != 0) {
 		now = rte_rdtsc();
-		if (adapt)
-			worker_burst_judge(w, now);
+		worker_burst_judge(w, now);
 		tx_lat_record(&w->tx, now);
 	}
-}
-
-void
-worker_flush_tx(struct worker *w)
-{
-	worker_flush(w, false);
 }
 
 /*
@@ -232,7 +238,10 @@ worker_from_neigh(struct worker *w, struct rte_mbuf **pkts, uint16_t burst)
 
 /*
  * The loop, once per burst mode (adapt constant): with a fixed burst it has
- * no trace of the controller. Always inlined into the two callers below.
+ * no trace of the controller. Always inlined into the two callers below,
+ * which are flattened: with two copies GCC would otherwise stop inlining
+ * rte_eth_rx_burst and tx_lat_record into them, which the single loop of
+ * a fixed burst always had.
  */
 static __rte_always_inline int
 worker_run(void *arg, const bool adapt)
@@ -368,13 +377,13 @@ worker_run(void *arg, const bool adapt)
 	return 0;
 }
 
-static __rte_noinline int
+static __rte_noinline __attribute__((flatten)) int
 worker_run_fixed(void *arg)
 {
 	return worker_run(arg, false);
 }
 
-static __rte_noinline int
+static __rte_noinline __attribute__((flatten)) int
 worker_run_auto(void *arg)
 {
 	return worker_run(arg, true);

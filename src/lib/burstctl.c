@@ -151,7 +151,7 @@ lf_burstctl_read(const struct lf_burstctl *c, struct lf_burstctl_stats *st)
 	uint64_t *dst = (uint64_t *)st;
 	unsigned int i;
 
-	for (i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
+	for (i = 0; st != NULL && i < sizeof(*st) / sizeof(uint64_t); i++)
 		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
 	return __atomic_load_n(&c->cur, __ATOMIC_RELAXED);
 }
