@@ -249,27 +249,27 @@ worker_dict(const struct lf_app *app, const struct worker *w, struct rte_tel_dat
 	}
 }
 
+static int worker_param(const struct lf_app *app, const char *params);
+
+/*
+ * Per-worker dicts keyed by lcore, made by dict; with a parameter (an lcore
+ * id) that worker's alone, or an error dict.
+ */
 static int
-tel_workers_locked(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+tel_per_worker(const char *params, struct rte_tel_data *d,
+	       void (*dict)(const struct lf_app *, const struct worker *, struct rte_tel_data *))
 {
 	const struct lf_app *app = tel_app;
 	unsigned int i;
+	int wi;
 
 	if (app == NULL)
 		return -ENODEV;
 	if (params != NULL && params[0] != '\0') {
-		char *end;
-		unsigned long lcore;
-
-		errno = 0;
-		lcore = strtoul(params, &end, 10);
-		if (!isdigit((unsigned char)params[0]))
-			end = (char *)(uintptr_t)params; /* " 1", "+1", "-1": rejected */
-		for (i = 0; errno == 0 && *end == '\0' && i < app->n_workers; i++) {
-			if (app->workers[i]->lcore == lcore) {
-				worker_dict(app, app->workers[i], d);
-				return 0;
-			}
+		wi = worker_param(app, params);
+		if (wi >= 0) {
+			dict(app, app->workers[wi], d);
+			return 0;
 		}
 		rte_tel_data_start_dict(d);
 		rte_tel_data_add_dict_string(d, "error",
@@ -283,14 +283,18 @@ tel_workers_locked(const char *cmd __rte_unused, const char *params, struct rte_
 
 		if (wd == NULL)
 			return -ENOMEM;
-		worker_dict(app, app->workers[i], wd);
+		dict(app, app->workers[i], wd);
 		snprintf(key, sizeof(key), "%u", app->workers[i]->lcore);
 		rte_tel_data_add_dict_container(d, key, wd, 0);
 	}
 	return 0;
 }
 
-static int worker_param(const struct lf_app *app, const char *params);
+static int
+tel_workers_locked(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	return tel_per_worker(params, d, worker_dict);
+}
 
 /* One worker's burst: with burst = auto, the controller's state and decisions. */
 static void
@@ -335,35 +339,7 @@ burst_dict(const struct lf_app *app, const struct worker *w, struct rte_tel_data
 static int
 tel_burst_locked(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
-	const struct lf_app *app = tel_app;
-	unsigned int i;
-	int wi;
-
-	if (app == NULL)
-		return -ENODEV;
-	if (params != NULL && params[0] != '\0') {
-		wi = worker_param(app, params);
-		if (wi >= 0) {
-			burst_dict(app, app->workers[wi], d);
-			return 0;
-		}
-		rte_tel_data_start_dict(d);
-		rte_tel_data_add_dict_string(d, "error",
-					     "unknown worker: the parameter is a worker lcore id, see /lanefwd/workers");
-		return 0;
-	}
-	rte_tel_data_start_dict(d);
-	for (i = 0; i < app->n_workers; i++) {
-		struct rte_tel_data *wd = rte_tel_data_alloc();
-		char key[32];
-
-		if (wd == NULL)
-			return -ENOMEM;
-		burst_dict(app, app->workers[i], wd);
-		snprintf(key, sizeof(key), "%u", app->workers[i]->lcore);
-		rte_tel_data_add_dict_container(d, key, wd, 0);
-	}
-	return 0;
+	return tel_per_worker(params, d, burst_dict);
 }
 
 static void

@@ -438,8 +438,8 @@ test_render(void **state)
 	check_format(page);
 	has_line(page, "lanefwd_worker_burst{worker=\"3\"} 64");
 	has_line(page, "lanefwd_worker_burst{worker=\"5\"} 128");
-	has_line(page, "lanefwd_worker_burst_packets_total{worker=\"3\",target=\"hit\"} 997");
-	has_line(page, "lanefwd_worker_burst_packets_total{worker=\"5\",target=\"miss\"} 3");
+	has_line(page, "lanefwd_worker_burst_packets_total{worker=\"3\"} 1000");
+	has_line(page, "lanefwd_worker_burst_misses_total{worker=\"5\"} 3");
 	has_line(page, "lanefwd_worker_burst_decisions_total{worker=\"5\",decision=\"grown\"} 9");
 	has_line(page, "lanefwd_worker_burst_decisions_total{worker=\"3\",decision=\"shrunk\"} 1");
 	has_line(page, "lanefwd_worker_burst_decisions_total{worker=\"5\",decision=\"decayed\"} 3");
