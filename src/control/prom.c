@@ -272,6 +272,57 @@ render_workers(const struct lf_app *app, struct prom_buf *b)
 	free(s);
 }
 
+/* The workers' rx modes: sleeps, wakeups by cause, time asleep (rxmode.h). */
+static void
+render_rxmode(const struct lf_app *app, struct prom_buf *b)
+{
+	static const char *const fam[] = {
+		"lanefwd_worker_sleeps_total",
+		"counter",
+		"Sleeps in epoll (rx_mode interrupt or hybrid).",
+		"lanefwd_worker_wakeups_total",
+		"counter",
+		"Wakeups from those sleeps, by cause: an RX queue's interrupt or the sleep_max_us timeout.",
+		"lanefwd_worker_sleep_cycles_total",
+		"counter",
+		"TSC cycles asleep (divide by lanefwd_tsc_hz for seconds).",
+		"lanefwd_worker_cpu_ratio",
+		"gauge",
+		"Share of its core the worker used since start: busy and spinning against asleep.",
+	};
+	struct lf_worker_stats s[LF_MAX_WORKERS];
+	struct lf_rxm_stats r[LF_MAX_WORKERS];
+	unsigned int i, f;
+
+	for (i = 0; i < app->n_workers; i++) {
+		telemetry_worker_snapshot(app->workers[i], &s[i]);
+		telemetry_rxm_snapshot(app->workers[i], &r[i]);
+	}
+	for (f = 0; f < RTE_DIM(fam); f += 3) {
+		prom_family(b, fam[f], fam[f + 1], fam[f + 2]);
+		for (i = 0; i < app->n_workers; i++) {
+			const unsigned int lc = app->workers[i]->lcore;
+
+			if (f == 0)
+				prom_printf(b, "%s{worker=\"%u\"} %" PRIu64 "\n", fam[f], lc,
+					    r[i].sleeps);
+			else if (f == 3)
+				prom_printf(b,
+					    "%s{worker=\"%u\",cause=\"interrupt\"} %" PRIu64
+					    "\n%s{worker=\"%u\",cause=\"timeout\"} %" PRIu64 "\n",
+					    fam[f], lc, r[i].wake_intr, fam[f], lc,
+					    r[i].wake_timeout);
+			else if (f == 6)
+				prom_printf(b, "%s{worker=\"%u\"} %" PRIu64 "\n", fam[f], lc,
+					    r[i].sleep_cycles);
+			else
+				prom_printf(b, "%s{worker=\"%u\",mode=\"%s\"} %.2f\n", fam[f], lc,
+					    lf_rx_mode_names[app->workers[i]->rxm.mode],
+					    telemetry_cpu_percent(&s[i], &r[i]) / 100.0);
+		}
+	}
+}
+
 /* The ethdev counters, under Prometheus names. */
 static const struct {
 	const char *name, *help;
@@ -422,6 +473,7 @@ render_locked(struct lf_app *app, uint64_t tsc_hz, struct prom_buf *b)
 	prom_printf(b, "lanefwd_routes{family=\"ipv6\"} %" PRIu64 "\n",
 		    (uint64_t)app->tables->fib.n6);
 	render_workers(app, b);
+	render_rxmode(app, b);
 	render_ports(app, b);
 	return 0;
 }

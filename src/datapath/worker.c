@@ -18,6 +18,7 @@
 #include "hwclock.h"
 #include "lf_log.h"
 #include "pipeline.h"
+#include "rxmode.h"
 #include "tables.h"
 #include "tx.h"
 #include "worker.h"
@@ -201,10 +202,31 @@ worker_from_neigh(struct worker *w, struct rte_mbuf **pkts, uint16_t burst)
 	}
 }
 
-int
-worker_main(void *arg)
+/*
+ * interrupt, hybrid: nothing came for a while (lf_rxm_idle); TX is flushed
+ * and every table reference dropped. Sleep reported offline, so that a
+ * reload's grace period never waits on a sleeping worker.
+ */
+static uint64_t
+worker_sleep(struct worker *w)
 {
-	struct worker *w = arg;
+	uint64_t now;
+
+	if (w->qsv != NULL)
+		rte_rcu_qsbr_thread_offline(w->qsv, w->index);
+	now = lf_rxm_sleep(&w->rxm);
+	if (w->qsv != NULL)
+		rte_rcu_qsbr_thread_online(w->qsv, w->index);
+	return now;
+}
+
+/*
+ * The loop, one instance per rx mode (mode a constant: the poll loop has no
+ * trace of the others, as l3fwd's lpm_event_loop() with its flags).
+ */
+static __rte_always_inline int
+worker_loop(struct worker *w, const enum lf_rx_mode mode)
+{
 	struct rte_mbuf *pkts[LF_BURST_MAX];
 	struct lf_worker_stats *s = &w->stats;
 	const uint16_t burst = w->burst;
@@ -213,8 +235,8 @@ worker_main(void *arg)
 	unsigned int q;
 
 	LF_LOG(INFO, worker,
-	       "worker %u on lcore %u (socket %d): %u RX queues, burst %u, fused stages %s, flow cache %s, flow prefetch %u",
-	       w->index, w->lcore, w->socket, w->n_rxq, w->burst,
+	       "worker %u on lcore %u (socket %d): %u RX queues, rx_mode %s, burst %u, fused stages %s, flow cache %s, flow prefetch %u",
+	       w->index, w->lcore, w->socket, w->n_rxq, lf_rx_mode_names[w->rxm.mode], w->burst,
 	       w->b.fused_avx512 ? "AVX-512" : "scalar",
 	       w->flows == NULL             ? "off"
 		       : w->b.flows != NULL ? "in front of the ACL"
@@ -321,10 +343,51 @@ worker_main(void *arg)
 		 * refers to a table any more (TX buffers hold rewritten mbufs). */
 		if (w->qsv != NULL)
 			rte_rcu_qsbr_quiescent(w->qsv, w->index);
+		/* Empty (TX flushed above): arm, re-poll once armed, then sleep. */
+		if (mode == LF_RX_INTERRUPT || mode == LF_RX_HYBRID) {
+			if (lf_rxm_idle(&w->rxm, got, now)) {
+				prev = worker_sleep(w);
+				poll_tsc = prev;
+			}
+		}
 	}
 	if (w->qsv != NULL)
 		rte_rcu_qsbr_thread_offline(w->qsv, w->index);
 	worker_flush_tx(w);
 	LF_LOG(INFO, worker, "worker %u on lcore %u stopped", w->index, w->lcore);
 	return 0;
+}
+
+static __rte_noinline int
+worker_loop_poll(struct worker *w)
+{
+	return worker_loop(w, LF_RX_POLL);
+}
+
+static __rte_noinline int
+worker_loop_interrupt(struct worker *w)
+{
+	return worker_loop(w, LF_RX_INTERRUPT);
+}
+
+static __rte_noinline int
+worker_loop_hybrid(struct worker *w)
+{
+	return worker_loop(w, LF_RX_HYBRID);
+}
+
+int
+worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	switch (w->rxm.mode) {
+	case LF_RX_INTERRUPT:
+		return worker_loop_interrupt(w);
+	case LF_RX_HYBRID:
+		return worker_loop_hybrid(w);
+	case LF_RX_PMD_MGMT: /* rte_power_pmd_mgmt works inside rx_burst */
+	default:
+		return worker_loop_poll(w);
+	}
 }
