@@ -276,51 +276,41 @@ render_workers(const struct lf_app *app, struct prom_buf *b)
 static void
 render_rxmode(const struct lf_app *app, struct prom_buf *b)
 {
-	static const char *const fam[] = {
-		"lanefwd_worker_sleeps_total",
-		"counter",
-		"Sleeps in epoll (rx_mode interrupt or hybrid).",
-		"lanefwd_worker_wakeups_total",
-		"counter",
-		"Wakeups from those sleeps, by cause: an RX queue's interrupt or the sleep_max_us timeout.",
-		"lanefwd_worker_sleep_cycles_total",
-		"counter",
-		"TSC cycles asleep (divide by lanefwd_tsc_hz for seconds).",
-		"lanefwd_worker_cpu_ratio",
-		"gauge",
-		"Share of its core the worker used since start: busy and spinning against asleep.",
-	};
-	struct lf_worker_stats s[LF_MAX_WORKERS];
+	struct lf_worker_stats s;
 	struct lf_rxm_stats r[LF_MAX_WORKERS];
-	unsigned int i, f;
+	uint64_t pct[LF_MAX_WORKERS];
+	unsigned int i;
 
 	for (i = 0; i < app->n_workers; i++) {
-		telemetry_worker_snapshot(app->workers[i], &s[i]);
+		telemetry_worker_snapshot(app->workers[i], &s);
 		telemetry_rxm_snapshot(app->workers[i], &r[i]);
+		pct[i] = telemetry_cpu_percent(&s, &r[i]);
 	}
-	for (f = 0; f < RTE_DIM(fam); f += 3) {
-		prom_family(b, fam[f], fam[f + 1], fam[f + 2]);
-		for (i = 0; i < app->n_workers; i++) {
-			const unsigned int lc = app->workers[i]->lcore;
-
-			if (f == 0)
-				prom_printf(b, "%s{worker=\"%u\"} %" PRIu64 "\n", fam[f], lc,
-					    r[i].sleeps);
-			else if (f == 3)
-				prom_printf(b,
-					    "%s{worker=\"%u\",cause=\"interrupt\"} %" PRIu64
-					    "\n%s{worker=\"%u\",cause=\"timeout\"} %" PRIu64 "\n",
-					    fam[f], lc, r[i].wake_intr, fam[f], lc,
-					    r[i].wake_timeout);
-			else if (f == 6)
-				prom_printf(b, "%s{worker=\"%u\"} %" PRIu64 "\n", fam[f], lc,
-					    r[i].sleep_cycles);
-			else
-				prom_printf(b, "%s{worker=\"%u\",mode=\"%s\"} %.2f\n", fam[f], lc,
-					    lf_rx_mode_names[app->workers[i]->rxm.mode],
-					    telemetry_cpu_percent(&s[i], &r[i]) / 100.0);
-		}
-	}
+	prom_family(b, "lanefwd_worker_sleeps_total", "counter",
+		    "Sleeps in epoll (rx_mode interrupt or hybrid).");
+	for (i = 0; i < app->n_workers; i++)
+		prom_printf(b, "lanefwd_worker_sleeps_total{worker=\"%u\"} %" PRIu64 "\n",
+			    app->workers[i]->lcore, r[i].sleeps);
+	prom_family(b, "lanefwd_worker_wakeups_total", "counter",
+		    "Wakeups from those sleeps by cause: an RX queue's interrupt or the sleep_max_us timeout.");
+	for (i = 0; i < app->n_workers; i++)
+		prom_printf(b,
+			    "lanefwd_worker_wakeups_total{worker=\"%u\",cause=\"interrupt\"} %" PRIu64
+			    "\nlanefwd_worker_wakeups_total{worker=\"%u\",cause=\"timeout\"} %" PRIu64
+			    "\n",
+			    app->workers[i]->lcore, r[i].wake_intr, app->workers[i]->lcore,
+			    r[i].wake_timeout);
+	prom_family(b, "lanefwd_worker_sleep_cycles_total", "counter",
+		    "TSC cycles asleep (divide by lanefwd_tsc_hz for seconds).");
+	for (i = 0; i < app->n_workers; i++)
+		prom_printf(b, "lanefwd_worker_sleep_cycles_total{worker=\"%u\"} %" PRIu64 "\n",
+			    app->workers[i]->lcore, r[i].sleep_cycles);
+	prom_family(b, "lanefwd_worker_cpu_ratio", "gauge",
+		    "Share of its core the worker used since start: busy and spinning against asleep.");
+	for (i = 0; i < app->n_workers; i++)
+		prom_printf(b, "lanefwd_worker_cpu_ratio{worker=\"%u\",mode=\"%s\"} %.2f\n",
+			    app->workers[i]->lcore, lf_rx_mode_names[app->workers[i]->rxm.mode],
+			    pct[i] / 100.0);
 }
 
 /* The ethdev counters, under Prometheus names. */
