@@ -221,11 +221,14 @@ worker_sleep(struct worker *w)
 }
 
 /*
- * The loop, one instance per rx mode (mode a constant: the poll loop has no
- * trace of the others, as l3fwd's lpm_event_loop() with its flags).
+ * The loop, one instance for the modes that poll only (poll; pmd-mgmt, whose
+ * callbacks run inside rx_burst) and one for those that sleep (interrupt,
+ * hybrid: spin_tsc is 0 for interrupt). sleeps is a constant, so the poll
+ * instance has no trace of the sleeping, as l3fwd's lpm_event_loop() with
+ * its flags; always-inline so that each instance is specialised.
  */
 static __rte_always_inline int
-worker_loop(struct worker *w, const enum lf_rx_mode mode)
+worker_loop(struct worker *w, const bool sleeps)
 {
 	struct rte_mbuf *pkts[LF_BURST_MAX];
 	struct lf_worker_stats *s = &w->stats;
@@ -233,15 +236,6 @@ worker_loop(struct worker *w, const enum lf_rx_mode mode)
 	uint64_t prev, now, poll_tsc;
 	bool backlog = false; /* queue 0's last poll returned a whole burst */
 	unsigned int q;
-
-	LF_LOG(INFO, worker,
-	       "worker %u on lcore %u (socket %d): %u RX queues, rx_mode %s, burst %u, fused stages %s, flow cache %s, flow prefetch %u",
-	       w->index, w->lcore, w->socket, w->n_rxq, lf_rx_mode_names[w->rxm.mode], w->burst,
-	       w->b.fused_avx512 ? "AVX-512" : "scalar",
-	       w->flows == NULL             ? "off"
-		       : w->b.flows != NULL ? "in front of the ACL"
-					    : "idle (no ACL)",
-	       w->b.flow_prefetch_distance);
 
 	if (w->qsv != NULL)
 		rte_rcu_qsbr_thread_online(w->qsv, w->index);
@@ -344,36 +338,27 @@ worker_loop(struct worker *w, const enum lf_rx_mode mode)
 		if (w->qsv != NULL)
 			rte_rcu_qsbr_quiescent(w->qsv, w->index);
 		/* Empty (TX flushed above): arm, re-poll once armed, then sleep. */
-		if (mode == LF_RX_INTERRUPT || mode == LF_RX_HYBRID) {
-			if (lf_rxm_idle(&w->rxm, got, now)) {
-				prev = worker_sleep(w);
-				poll_tsc = prev;
-			}
+		if (sleeps && lf_rxm_idle(&w->rxm, got, now)) {
+			prev = worker_sleep(w);
+			poll_tsc = prev;
 		}
 	}
 	if (w->qsv != NULL)
 		rte_rcu_qsbr_thread_offline(w->qsv, w->index);
 	worker_flush_tx(w);
-	LF_LOG(INFO, worker, "worker %u on lcore %u stopped", w->index, w->lcore);
 	return 0;
 }
 
-static __rte_noinline int
+static __rte_noinline __rte_hot int
 worker_loop_poll(struct worker *w)
 {
-	return worker_loop(w, LF_RX_POLL);
+	return worker_loop(w, false);
 }
 
-static __rte_noinline int
-worker_loop_interrupt(struct worker *w)
+static __rte_noinline __rte_hot int
+worker_loop_sleep(struct worker *w)
 {
-	return worker_loop(w, LF_RX_INTERRUPT);
-}
-
-static __rte_noinline int
-worker_loop_hybrid(struct worker *w)
-{
-	return worker_loop(w, LF_RX_HYBRID);
+	return worker_loop(w, true);
 }
 
 int
@@ -381,13 +366,22 @@ worker_main(void *arg)
 {
 	struct worker *w = arg;
 
-	switch (w->rxm.mode) {
-	case LF_RX_INTERRUPT:
-		return worker_loop_interrupt(w);
-	case LF_RX_HYBRID:
-		return worker_loop_hybrid(w);
-	case LF_RX_PMD_MGMT: /* rte_power_pmd_mgmt works inside rx_burst */
-	default:
-		return worker_loop_poll(w);
-	}
+	/* Logs here, not in the loop: rte_log() is cold, and a cold call on
+	 * every path through the loop function makes GCC optimise it all for
+	 * size (it did so to the single loop before rx modes). */
+	LF_LOG(INFO, worker,
+	       "worker %u on lcore %u (socket %d): %u RX queues, rx_mode %s, burst %u, fused stages %s, flow cache %s, flow prefetch %u",
+	       w->index, w->lcore, w->socket, w->n_rxq, lf_rx_mode_names[w->rxm.mode], w->burst,
+	       w->b.fused_avx512 ? "AVX-512" : "scalar",
+	       w->flows == NULL             ? "off"
+		       : w->b.flows != NULL ? "in front of the ACL"
+					    : "idle (no ACL)",
+	       w->b.flow_prefetch_distance);
+
+	if (w->rxm.mode == LF_RX_INTERRUPT || w->rxm.mode == LF_RX_HYBRID)
+		worker_loop_sleep(w);
+	else
+		worker_loop_poll(w);
+	LF_LOG(INFO, worker, "worker %u on lcore %u stopped", w->index, w->lcore);
+	return 0;
 }
