@@ -282,8 +282,13 @@ port_init_one(struct lf_app *app, unsigned int p, char *err, size_t errlen)
 			goto fail_call;
 	}
 	ret = rxmode_port_pmgmt_enable(app, p, err, errlen);
-	if (ret != 0)
+	if (ret != 0) {
+		/* Close it now: its RX queues hold mbufs of a pool that is freed
+		 * before EAL's cleanup would close the port. */
+		rxmode_port_pmgmt_disable(app, p);
+		rte_eth_dev_close(id);
 		return ret;
+	}
 	ret = rte_eth_macaddr_get(id, &port->mac);
 	if (ret != 0)
 		goto fail_call;
