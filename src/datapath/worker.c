@@ -18,6 +18,7 @@
 #include "hwclock.h"
 #include "lf_log.h"
 #include "pipeline.h"
+#include "rxmode.h"
 #include "tables.h"
 #include "tx.h"
 #include "worker.h"
@@ -201,25 +202,40 @@ worker_from_neigh(struct worker *w, struct rte_mbuf **pkts, uint16_t burst)
 	}
 }
 
-int
-worker_main(void *arg)
+/*
+ * interrupt, hybrid: nothing came for a while (lf_rxm_idle); TX is flushed
+ * and every table reference dropped. Sleep reported offline, so that a
+ * reload's grace period never waits on a sleeping worker.
+ */
+static uint64_t
+worker_sleep(struct worker *w)
 {
-	struct worker *w = arg;
+	uint64_t now;
+
+	if (w->qsv != NULL)
+		rte_rcu_qsbr_thread_offline(w->qsv, w->index);
+	now = lf_rxm_sleep(&w->rxm);
+	if (w->qsv != NULL)
+		rte_rcu_qsbr_thread_online(w->qsv, w->index);
+	return now;
+}
+
+/*
+ * The loop, one instance for the modes that poll only (poll; pmd-mgmt, whose
+ * callbacks run inside rx_burst) and one for those that sleep (interrupt,
+ * hybrid: spin_tsc is 0 for interrupt). sleeps is a constant, so the poll
+ * instance has no trace of the sleeping, as l3fwd's lpm_event_loop() with
+ * its flags; always-inline so that each instance is specialised.
+ */
+static __rte_always_inline int
+worker_loop(struct worker *w, const bool sleeps)
+{
 	struct rte_mbuf *pkts[LF_BURST_MAX];
 	struct lf_worker_stats *s = &w->stats;
 	const uint16_t burst = w->burst;
 	uint64_t prev, now, poll_tsc;
 	bool backlog = false; /* queue 0's last poll returned a whole burst */
 	unsigned int q;
-
-	LF_LOG(INFO, worker,
-	       "worker %u on lcore %u (socket %d): %u RX queues, burst %u, fused stages %s, flow cache %s, flow prefetch %u",
-	       w->index, w->lcore, w->socket, w->n_rxq, w->burst,
-	       w->b.fused_avx512 ? "AVX-512" : "scalar",
-	       w->flows == NULL             ? "off"
-		       : w->b.flows != NULL ? "in front of the ACL"
-					    : "idle (no ACL)",
-	       w->b.flow_prefetch_distance);
 
 	if (w->qsv != NULL)
 		rte_rcu_qsbr_thread_online(w->qsv, w->index);
@@ -321,10 +337,51 @@ worker_main(void *arg)
 		 * refers to a table any more (TX buffers hold rewritten mbufs). */
 		if (w->qsv != NULL)
 			rte_rcu_qsbr_quiescent(w->qsv, w->index);
+		/* Empty (TX flushed above): arm, re-poll once armed, then sleep. */
+		if (sleeps && lf_rxm_idle(&w->rxm, got, now)) {
+			prev = worker_sleep(w);
+			poll_tsc = prev;
+		}
 	}
 	if (w->qsv != NULL)
 		rte_rcu_qsbr_thread_offline(w->qsv, w->index);
 	worker_flush_tx(w);
+	return 0;
+}
+
+static __rte_noinline __rte_hot int
+worker_loop_poll(struct worker *w)
+{
+	return worker_loop(w, false);
+}
+
+static __rte_noinline __rte_hot int
+worker_loop_sleep(struct worker *w)
+{
+	return worker_loop(w, true);
+}
+
+int
+worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	/* Logs here, not in the loop: rte_log() is cold, and a cold call on
+	 * every path through the loop function makes GCC optimise it all for
+	 * size (it did so to the single loop before rx modes). */
+	LF_LOG(INFO, worker,
+	       "worker %u on lcore %u (socket %d): %u RX queues, rx_mode %s, burst %u, fused stages %s, flow cache %s, flow prefetch %u",
+	       w->index, w->lcore, w->socket, w->n_rxq, lf_rx_mode_names[w->rxm.mode], w->burst,
+	       w->b.fused_avx512 ? "AVX-512" : "scalar",
+	       w->flows == NULL             ? "off"
+		       : w->b.flows != NULL ? "in front of the ACL"
+					    : "idle (no ACL)",
+	       w->b.flow_prefetch_distance);
+
+	if (w->rxm.mode == LF_RX_INTERRUPT || w->rxm.mode == LF_RX_HYBRID)
+		worker_loop_sleep(w);
+	else
+		worker_loop_poll(w);
 	LF_LOG(INFO, worker, "worker %u on lcore %u stopped", w->index, w->lcore);
 	return 0;
 }
