@@ -53,7 +53,7 @@ done
 for f in src/datapath/*.c include/datapath/*.h; do
 	b=$(basename "$f")
 	b=${b%.*}
-	case " $stages fastpath_select tx pipeline worker dp gtpu fused parse_fast parse_fast_x8 cksum rewrite_pkt flow_lookup " in
+	case " $stages fastpath_select tx pipeline worker rxmode dp gtpu fused parse_fast parse_fast_x8 cksum rewrite_pkt flow_lookup " in
 	*" $b "*) ;;
 	*)
 		echo "check-layers: $f belongs to no layer: add it to scripts/check-layers.sh"

@@ -94,12 +94,46 @@ struct lf_port_conf {
 	char exception_if[16];
 };
 
+/** [worker N] rx_mode: how the worker waits for packets (docs/configuration.md). */
+enum lf_rx_mode {
+	LF_RX_POLL, /**< Busy polling (default). */
+	LF_RX_INTERRUPT, /**< Sleep on the RX queues' interrupts after an empty round. */
+	LF_RX_HYBRID, /**< Spin spin_us after the last packet, then as interrupt. */
+	LF_RX_PMD_MGMT, /**< rte_power_pmd_mgmt's callbacks (pmd_mgmt). */
+	LF_RX_MODE_COUNT
+};
+
+/** [worker N] pmd_mgmt, with rx_mode = pmd-mgmt. */
+enum lf_pmd_mgmt {
+	LF_PMGMT_PAUSE, /**< Pause (TPAUSE or rte_pause) after empty polls (default). */
+	LF_PMGMT_MONITOR, /**< Wait for the next descriptor write (UMWAIT/MONITORX). */
+	LF_PMGMT_SCALE, /**< Lower the core's frequency while idle (cpufreq). */
+	LF_PMGMT_COUNT
+};
+
+/** Names of the rx modes and pmd_mgmt schemes as the config writes them. */
+extern const char *const lf_rx_mode_names[LF_RX_MODE_COUNT];
+extern const char *const lf_pmd_mgmt_names[LF_PMGMT_COUNT];
+
+#define LF_SPIN_US_DEFAULT 50
+#define LF_SLEEP_MAX_US_DEFAULT 1000
+/**
+ * Longest sleep_max_us: the latency hand-over (latency.c) waits about
+ * 10 ms for a worker's answer, so a sleeping worker must wake well within.
+ */
+#define LF_SLEEP_MAX_US_MAX 5000
+
 struct lf_worker_conf {
 	unsigned int lcore;
 	char section[64]; /**< The section as written, for errors. */
 	char rx_text[256]; /**< The rx value as written, for errors. */
 	unsigned int n_rxq;
 	struct lf_rxq_conf rxq[LF_MAX_RXQ_PER_WORKER];
+	/* Restart-only, like every [worker] key (reload.c). */
+	enum lf_rx_mode rx_mode;
+	enum lf_pmd_mgmt pmd_mgmt;
+	uint32_t spin_us; /**< hybrid: spin this long after the last packet. */
+	uint32_t sleep_max_us; /**< interrupt, hybrid: the longest sleep. */
 };
 
 struct lf_nexthop_conf {

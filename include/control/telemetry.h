@@ -37,4 +37,13 @@ void telemetry_worker_snapshot(const struct worker *w, struct lf_worker_stats *o
 /** Add up every worker. */
 void telemetry_totals(const struct lf_app *app, struct lf_totals *t);
 
+/** Snapshot one worker's rx mode counters (rxmode.h), relaxed loads. */
+void telemetry_rxm_snapshot(const struct worker *w, struct lf_rxm_stats *out);
+
+/**
+ * Percent of the time a worker used its core, since start: busy and idle
+ * (spinning) cycles against those and the cycles it slept (rx_mode).
+ */
+uint64_t telemetry_cpu_percent(const struct lf_worker_stats *s, const struct lf_rxm_stats *r);
+
 #endif /* LF_TELEMETRY_H */

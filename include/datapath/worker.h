@@ -22,6 +22,7 @@
 #include "dp.h"
 #include "flow.h"
 #include "hist.h"
+#include "rxmode.h"
 #include "tx.h"
 
 /** One RX queue a worker polls. */
@@ -117,6 +118,9 @@ struct worker {
 
 	/* worker: writes; control and telemetry: read. */
 	struct lf_worker_stats stats;
+
+	/* How it waits for packets (rxmode.h). control: sets up before launch. */
+	struct lf_rxm rxm;
 } __rte_cache_aligned;
 
 /**

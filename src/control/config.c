@@ -471,7 +471,67 @@ static const struct key_def port_keys[] = {
 
 static const struct key_def worker_keys[] = {
 	K_SPECIAL("rx", "space-separated PORT:QUEUE pairs, e.g. 'p0:0 p1:0'"),
+	K_SPECIAL("rx_mode", "poll, interrupt, hybrid or pmd-mgmt"),
+	K_UINT(lf_worker_conf, "spin_us", spin_us, 0, 1000000,
+	       "microseconds to spin after the last packet, 0 to 1000000"),
+	K_UINT(lf_worker_conf, "sleep_max_us", sleep_max_us, 1, LF_SLEEP_MAX_US_MAX,
+	       "the longest sleep in microseconds, 1 to 5000"),
+	K_SPECIAL("pmd_mgmt", "pause, monitor or scale"),
 };
+
+const char *const lf_rx_mode_names[LF_RX_MODE_COUNT] = {
+	[LF_RX_POLL] = "poll",
+	[LF_RX_INTERRUPT] = "interrupt",
+	[LF_RX_HYBRID] = "hybrid",
+	[LF_RX_PMD_MGMT] = "pmd-mgmt",
+};
+
+const char *const lf_pmd_mgmt_names[LF_PMGMT_COUNT] = {
+	[LF_PMGMT_PAUSE] = "pause",
+	[LF_PMGMT_MONITOR] = "monitor",
+	[LF_PMGMT_SCALE] = "scale",
+};
+
+/* Index of val in names[0..n), or -1. */
+static int
+name_index(const char *const *names, unsigned int n, const char *val)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(names[i], val) == 0)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * [worker] rx_mode and its keys: a key the mode does not use is an error
+ * rather than silently ignored (spin_us without hybrid, ...).
+ */
+static int
+worker_rx_mode_check(struct ctx *c, struct lf_worker_conf *w)
+{
+	const bool sleeps = w->rx_mode == LF_RX_INTERRUPT || w->rx_mode == LF_RX_HYBRID;
+	char v[16];
+
+	if (w->rx_mode != LF_RX_HYBRID && key_lineno(c, c->section, "spin_us") != 0) {
+		snprintf(v, sizeof(v), "%u", w->spin_us);
+		return key_fail(c, "spin_us", v,
+				"only rx_mode = hybrid spins; this worker has rx_mode = %s",
+				lf_rx_mode_names[w->rx_mode]);
+	}
+	if (!sleeps && key_lineno(c, c->section, "sleep_max_us") != 0) {
+		snprintf(v, sizeof(v), "%u", w->sleep_max_us);
+		return key_fail(c, "sleep_max_us", v,
+				"only rx_mode = interrupt or hybrid sleeps; this worker has rx_mode = %s",
+				lf_rx_mode_names[w->rx_mode]);
+	}
+	if (w->rx_mode != LF_RX_PMD_MGMT && key_lineno(c, c->section, "pmd_mgmt") != 0)
+		return key_fail(c, "pmd_mgmt", lf_pmd_mgmt_names[w->pmd_mgmt],
+				"needs rx_mode = pmd-mgmt; this worker has rx_mode = %s",
+				lf_rx_mode_names[w->rx_mode]);
+	return 0;
+}
 
 static const struct key_def nexthop_keys[] = {
 	K_SPECIAL("port", "the name of a [port NAME] section"),
@@ -1236,6 +1296,8 @@ load_worker(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cf
 	w = &cfg->workers[cfg->n_workers];
 	memset(w, 0, sizeof(*w));
 	w->lcore = lcore;
+	w->spin_us = LF_SPIN_US_DEFAULT;
+	w->sleep_max_us = LF_SLEEP_MAX_US_DEFAULT;
 	strlcpy(w->section, c->section, sizeof(w->section));
 
 	for (k = 0; k < n; k++) {
@@ -1244,8 +1306,25 @@ load_worker(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cf
 		const char *key = e[k].name, *val = e[k].value;
 
 		ret = set_key(c, worker_keys, RTE_DIM(worker_keys), w, key, val);
-		if (ret <= 0)
+		if (ret < 0)
 			return ret;
+		if (ret == 0) /* spin_us, sleep_max_us */
+			continue;
+		if (strcmp(key, "rx_mode") == 0 || strcmp(key, "pmd_mgmt") == 0) {
+			const bool mode = key[3] == 'm';
+			const int i = mode ? name_index(lf_rx_mode_names, LF_RX_MODE_COUNT, val)
+					   : name_index(lf_pmd_mgmt_names, LF_PMGMT_COUNT, val);
+
+			if (i < 0)
+				return key_fail(c, key, val, "expected %s",
+						mode ? "poll, interrupt, hybrid or pmd-mgmt"
+						     : "pause, monitor or scale");
+			if (mode)
+				w->rx_mode = (enum lf_rx_mode)i;
+			else
+				w->pmd_mgmt = (enum lf_pmd_mgmt)i;
+			continue;
+		}
 		/* rx = PORT:QUEUE [PORT:QUEUE ...] */
 		strlcpy(w->rx_text, val, sizeof(w->rx_text));
 		strlcpy(buf, val, sizeof(buf));
@@ -1275,6 +1354,9 @@ load_worker(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cf
 	}
 	if (w->n_rxq == 0)
 		return section_fail(c, "missing key 'rx' (PORT:QUEUE pairs this worker polls)");
+	ret = worker_rx_mode_check(c, w);
+	if (ret != 0)
+		return ret;
 	cfg->n_workers++;
 	return 0;
 }
@@ -2149,7 +2231,13 @@ config_dump(const struct lf_config *cfg, FILE *f)
 		fprintf(f, "\n[worker %u]\nrx =", w->lcore);
 		for (k = 0; k < w->n_rxq; k++)
 			fprintf(f, " %s:%u", cfg->ports[w->rxq[k].port].name, w->rxq[k].queue);
-		fprintf(f, "\n");
+		fprintf(f, "\nrx_mode = %s\n", lf_rx_mode_names[w->rx_mode]);
+		if (w->rx_mode == LF_RX_HYBRID)
+			fprintf(f, "spin_us = %u\n", w->spin_us);
+		if (w->rx_mode == LF_RX_HYBRID || w->rx_mode == LF_RX_INTERRUPT)
+			fprintf(f, "sleep_max_us = %u\n", w->sleep_max_us);
+		if (w->rx_mode == LF_RX_PMD_MGMT)
+			fprintf(f, "pmd_mgmt = %s\n", lf_pmd_mgmt_names[w->pmd_mgmt]);
 	}
 	for (i = 0; i < cfg->n_nexthops; i++) {
 		const struct lf_nexthop_conf *nh = &cfg->nexthops[i];

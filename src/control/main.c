@@ -36,6 +36,7 @@
 #include "prom.h"
 #include "port.h"
 #include "reload.h"
+#include "rxmode_setup.h"
 #include "tables.h"
 #include "telemetry.h"
 #include "worker.h"
@@ -347,6 +348,10 @@ main(int argc, char **argv)
 		LF_LOG(ERR, main, "[upf]: %s", err);
 		goto out_workers;
 	}
+	if (rxmode_workers_setup(&app, err, sizeof(err)) != 0) {
+		LF_LOG(ERR, main, "%s", err);
+		goto out_workers;
+	}
 	if (latency_init(&app) != 0) {
 		LF_LOG(ERR, main, "cannot allocate the latency histograms");
 		goto out_workers;
@@ -427,6 +432,7 @@ main(int argc, char **argv)
 
 out_workers:
 	port_close_all(&app);
+	rxmode_workers_free(&app);
 	local_free(&app);
 	latency_free(&app);
 	for (i = 0; i < app.n_workers; i++) {

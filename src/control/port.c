@@ -24,6 +24,7 @@
 #include "hwclock.h"
 #include "lf_log.h"
 #include "port.h"
+#include "rxmode_setup.h"
 
 int
 port_lcore_socket(unsigned int lcore)
@@ -254,6 +255,8 @@ port_init_one(struct lf_app *app, unsigned int p, char *err, size_t errlen)
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
 	}
 	conf.rxmode.mtu = pc->mtu;
+	/* An interrupt or hybrid worker polls it: RX queue interrupts. */
+	conf.intr_conf.rxq = rxmode_port_needs_intr(&app->cfg, p);
 
 	ret = rte_eth_dev_configure(id, pc->rx_queues, pc->tx_queues, &conf);
 	if (ret != 0)
@@ -277,6 +280,14 @@ port_init_one(struct lf_app *app, unsigned int p, char *err, size_t errlen)
 		ret = rte_eth_tx_queue_setup(id, q, nb_txd, txq_socket(app, p, q), &txc);
 		if (ret != 0)
 			goto fail_call;
+	}
+	ret = rxmode_port_pmgmt_enable(app, p, err, errlen);
+	if (ret != 0) {
+		/* Close it now: its RX queues hold mbufs of a pool that is freed
+		 * before EAL's cleanup would close the port. */
+		rxmode_port_pmgmt_disable(app, p);
+		rte_eth_dev_close(id);
+		return ret;
 	}
 	ret = rte_eth_macaddr_get(id, &port->mac);
 	if (ret != 0)
@@ -337,8 +348,10 @@ port_init_one(struct lf_app *app, unsigned int p, char *err, size_t errlen)
 	return 0;
 
 fail_call:
-	snprintf(err, errlen, "[port %s] (%s): setup failed: %s", pc->name, pc->devname,
-		 strerror(ret < 0 ? -ret : ret));
+	snprintf(err, errlen, "[port %s] (%s): setup failed: %s%s", pc->name, pc->devname,
+		 strerror(ret < 0 ? -ret : ret),
+		 conf.intr_conf.rxq ? " (configured with RX interrupts for a [worker] rx_mode)"
+				    : "");
 	return ret < 0 ? ret : -ret;
 }
 
@@ -434,6 +447,7 @@ port_close_all(struct lf_app *app)
 		if (app->ports[p].set_promisc)
 			rte_eth_promiscuous_disable(app->ports[p].port_id);
 		rte_eth_dev_stop(app->ports[p].port_id);
+		rxmode_port_pmgmt_disable(app, p);
 		rte_eth_dev_close(app->ports[p].port_id);
 		app->ports[p].started = false;
 	}

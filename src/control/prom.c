@@ -320,6 +320,47 @@ render_workers(const struct lf_app *app, struct prom_buf *b)
 		render_burst(app, b);
 }
 
+/* The workers' rx modes: sleeps, wakeups by cause, time asleep (rxmode.h). */
+static void
+render_rxmode(const struct lf_app *app, struct prom_buf *b)
+{
+	struct lf_worker_stats s;
+	struct lf_rxm_stats r[LF_MAX_WORKERS];
+	uint64_t pct[LF_MAX_WORKERS];
+	unsigned int i;
+
+	for (i = 0; i < app->n_workers; i++) {
+		telemetry_worker_snapshot(app->workers[i], &s);
+		telemetry_rxm_snapshot(app->workers[i], &r[i]);
+		pct[i] = telemetry_cpu_percent(&s, &r[i]);
+	}
+	prom_family(b, "lanefwd_worker_sleeps_total", "counter",
+		    "Sleeps in epoll (rx_mode interrupt or hybrid).");
+	for (i = 0; i < app->n_workers; i++)
+		prom_printf(b, "lanefwd_worker_sleeps_total{worker=\"%u\"} %" PRIu64 "\n",
+			    app->workers[i]->lcore, r[i].sleeps);
+	prom_family(b, "lanefwd_worker_wakeups_total", "counter",
+		    "Wakeups from those sleeps by cause: an RX queue's interrupt or the sleep_max_us timeout.");
+	for (i = 0; i < app->n_workers; i++)
+		prom_printf(b,
+			    "lanefwd_worker_wakeups_total{worker=\"%u\",cause=\"interrupt\"} %" PRIu64
+			    "\nlanefwd_worker_wakeups_total{worker=\"%u\",cause=\"timeout\"} %" PRIu64
+			    "\n",
+			    app->workers[i]->lcore, r[i].wake_intr, app->workers[i]->lcore,
+			    r[i].wake_timeout);
+	prom_family(b, "lanefwd_worker_sleep_cycles_total", "counter",
+		    "TSC cycles asleep (divide by lanefwd_tsc_hz for seconds).");
+	for (i = 0; i < app->n_workers; i++)
+		prom_printf(b, "lanefwd_worker_sleep_cycles_total{worker=\"%u\"} %" PRIu64 "\n",
+			    app->workers[i]->lcore, r[i].sleep_cycles);
+	prom_family(b, "lanefwd_worker_cpu_ratio", "gauge",
+		    "Share of its core the worker used since start: busy and spinning against asleep.");
+	for (i = 0; i < app->n_workers; i++)
+		prom_printf(b, "lanefwd_worker_cpu_ratio{worker=\"%u\",mode=\"%s\"} %.2f\n",
+			    app->workers[i]->lcore, lf_rx_mode_names[app->workers[i]->rxm.mode],
+			    pct[i] / 100.0);
+}
+
 /* The ethdev counters, under Prometheus names. */
 static const struct {
 	const char *name, *help;
@@ -470,6 +511,7 @@ render_locked(struct lf_app *app, uint64_t tsc_hz, struct prom_buf *b)
 	prom_printf(b, "lanefwd_routes{family=\"ipv6\"} %" PRIu64 "\n",
 		    (uint64_t)app->tables->fib.n6);
 	render_workers(app, b);
+	render_rxmode(app, b);
 	render_ports(app, b);
 	return 0;
 }

@@ -46,6 +46,26 @@ telemetry_worker_snapshot(const struct worker *w, struct lf_worker_stats *out)
 }
 
 void
+telemetry_rxm_snapshot(const struct worker *w, struct lf_rxm_stats *out)
+{
+	const struct lf_rxm_stats *r = &w->rxm.stats;
+
+	out->sleeps = LF_STAT_READ(r->sleeps);
+	out->wake_intr = LF_STAT_READ(r->wake_intr);
+	out->wake_timeout = LF_STAT_READ(r->wake_timeout);
+	out->sleep_cycles = LF_STAT_READ(r->sleep_cycles);
+	out->rearm_rx = LF_STAT_READ(r->rearm_rx);
+}
+
+uint64_t
+telemetry_cpu_percent(const struct lf_worker_stats *s, const struct lf_rxm_stats *r)
+{
+	const uint64_t used = s->busy_cycles + s->idle_cycles;
+
+	return used + r->sleep_cycles == 0 ? 0 : used * 100 / (used + r->sleep_cycles);
+}
+
+void
 telemetry_totals(const struct lf_app *app, struct lf_totals *t)
 {
 	struct lf_worker_stats s;
@@ -202,6 +222,27 @@ static const char *const burst_labels[LF_BURST_HIST_BUCKETS] = {
 	"0", "1", "2_3", "4_7", "8_15", "16_31", "32_63", "64_127", "128_255", "256",
 };
 
+/* What the worker's rx mode costs and saves (docs/telemetry.md). */
+static void
+worker_rxm_dict(const struct lf_worker_conf *wc, const struct worker *w,
+		const struct lf_worker_stats *s, struct rte_tel_data *d)
+{
+	struct lf_rxm_stats r;
+
+	telemetry_rxm_snapshot(w, &r);
+	rte_tel_data_add_dict_string(d, "rx_mode", lf_rx_mode_names[wc->rx_mode]);
+	if (wc->rx_mode == LF_RX_PMD_MGMT)
+		rte_tel_data_add_dict_string(d, "pmd_mgmt", lf_pmd_mgmt_names[wc->pmd_mgmt]);
+	rte_tel_data_add_dict_u64(d, "sleeps", r.sleeps);
+	rte_tel_data_add_dict_u64(d, "wakeups_interrupt", r.wake_intr);
+	rte_tel_data_add_dict_u64(d, "wakeups_timeout", r.wake_timeout);
+	rte_tel_data_add_dict_u64(d, "rearm_rx", r.rearm_rx);
+	rte_tel_data_add_dict_u64(d, "sleep_cycles", r.sleep_cycles);
+	/* The empty polls: in poll mode all idle time, in hybrid the spin. */
+	rte_tel_data_add_dict_u64(d, "spin_cycles", s->idle_cycles);
+	rte_tel_data_add_dict_u64(d, "cpu_percent", telemetry_cpu_percent(s, &r));
+}
+
 /* One worker as a flat dict (DPDK 22.11 nests containers one level only). */
 static void
 worker_dict(const struct lf_app *app, const struct worker *w, struct rte_tel_data *d)
@@ -247,6 +288,7 @@ worker_dict(const struct lf_app *app, const struct worker *w, struct rte_tel_dat
 		snprintf(key, sizeof(key), "burst_%s", burst_labels[i]);
 		rte_tel_data_add_dict_u64(d, key, s.burst_hist[i]);
 	}
+	worker_rxm_dict(wc, w, &s, d);
 }
 
 static int worker_param(const struct lf_app *app, const char *params);

@@ -18,6 +18,7 @@
 #include "hwclock.h"
 #include "lf_log.h"
 #include "pipeline.h"
+#include "rxmode.h"
 #include "tables.h"
 #include "tx.h"
 #include "worker.h"
@@ -92,6 +93,14 @@ worker_epochs_check(struct worker *w)
 	}
 }
 
+void
+worker_flush_tx(struct worker *w)
+{
+	tx_flush_all(&w->tx);
+	if (w->tx.lat_pend_n != 0)
+		tx_lat_record(&w->tx, rte_rdtsc());
+}
+
 /*
  * burst = auto: the controller judges the residences tx_lat_record is about
  * to record (one run per RX burst and port), so it holds the percentile of
@@ -109,15 +118,7 @@ worker_burst_judge(struct worker *w, uint64_t now)
 		lf_burstctl_left(&w->bc, now - t->lat_pend[i].rx_tsc, t->lat_pend[i].n);
 }
 
-/* Out of line, as the loop has always called it (worker_run's flatten). */
-__rte_noinline void
-worker_flush_tx(struct worker *w)
-{
-	tx_flush_all(&w->tx);
-	if (w->tx.lat_pend_n != 0)
-		tx_lat_record(&w->tx, rte_rdtsc());
-}
-
+/* The loop's flush: with burst = auto the controller sees what it sends. */
 static __rte_always_inline void
 worker_flush(struct worker *w, const bool adapt)
 {
@@ -237,31 +238,39 @@ worker_from_neigh(struct worker *w, struct rte_mbuf **pkts, uint16_t burst)
 }
 
 /*
- * The loop, once per burst mode (adapt constant): with a fixed burst it has
- * no trace of the controller. Always inlined into the two callers below,
- * which are flattened: with two copies GCC would otherwise stop inlining
- * rte_eth_rx_burst and tx_lat_record into them, which the single loop of
- * a fixed burst always had.
+ * interrupt, hybrid: nothing came for a while (lf_rxm_idle); TX is flushed
+ * and every table reference dropped. Sleep reported offline, so that a
+ * reload's grace period never waits on a sleeping worker.
+ */
+static uint64_t
+worker_sleep(struct worker *w)
+{
+	uint64_t now;
+
+	if (w->qsv != NULL)
+		rte_rcu_qsbr_thread_offline(w->qsv, w->index);
+	now = lf_rxm_sleep(&w->rxm);
+	if (w->qsv != NULL)
+		rte_rcu_qsbr_thread_online(w->qsv, w->index);
+	return now;
+}
+
+/*
+ * The loop, one instance for the modes that poll only (poll; pmd-mgmt, whose
+ * callbacks run inside rx_burst) and one for those that sleep (interrupt,
+ * hybrid: spin_tsc is 0 for interrupt). sleeps is a constant, so the poll
+ * instance has no trace of the sleeping, as l3fwd's lpm_event_loop() with
+ * its flags; always-inline so that each instance is specialised.
  */
 static __rte_always_inline int
-worker_run(void *arg, const bool adapt)
+worker_loop(struct worker *w, const bool sleeps, const bool adapt)
 {
-	struct worker *w = arg;
 	struct rte_mbuf *pkts[LF_BURST_MAX];
 	struct lf_worker_stats *s = &w->stats;
 	uint16_t burst = adapt ? w->bc.cur : w->burst;
 	uint64_t prev, now, poll_tsc;
 	bool backlog = false; /* queue 0's last poll returned a whole burst */
 	unsigned int q;
-
-	LF_LOG(INFO, worker,
-	       "worker %u on lcore %u (socket %d): %u RX queues, burst %s%u, fused stages %s, flow cache %s, flow prefetch %u",
-	       w->index, w->lcore, w->socket, w->n_rxq, adapt ? "auto up to " : "", w->burst,
-	       w->b.fused_avx512 ? "AVX-512" : "scalar",
-	       w->flows == NULL             ? "off"
-		       : w->b.flows != NULL ? "in front of the ACL"
-					    : "idle (no ACL)",
-	       w->b.flow_prefetch_distance);
 
 	if (w->qsv != NULL)
 		rte_rcu_qsbr_thread_online(w->qsv, w->index);
@@ -369,30 +378,66 @@ worker_run(void *arg, const bool adapt)
 		 * refers to a table any more (TX buffers hold rewritten mbufs). */
 		if (w->qsv != NULL)
 			rte_rcu_qsbr_quiescent(w->qsv, w->index);
+		/* Empty (TX flushed above): arm, re-poll once armed, then sleep. */
+		if (sleeps && lf_rxm_idle(&w->rxm, got, now)) {
+			prev = worker_sleep(w);
+			poll_tsc = prev;
+		}
 	}
 	if (w->qsv != NULL)
 		rte_rcu_qsbr_thread_offline(w->qsv, w->index);
 	worker_flush_tx(w);
-	LF_LOG(INFO, worker, "worker %u on lcore %u stopped", w->index, w->lcore);
 	return 0;
 }
 
-static __rte_noinline __attribute__((flatten)) int
-worker_run_fixed(void *arg)
+static __rte_noinline __rte_hot int
+worker_loop_poll(struct worker *w)
 {
-	return worker_run(arg, false);
+	return worker_loop(w, false, false);
 }
 
-static __rte_noinline __attribute__((flatten)) int
-worker_run_auto(void *arg)
+static __rte_noinline __rte_hot int
+worker_loop_sleep(struct worker *w)
 {
-	return worker_run(arg, true);
+	return worker_loop(w, true, false);
+}
+
+/* burst = auto: the same loops with the controller (a fixed burst's loops
+ * carry none of it). */
+static __rte_noinline __rte_hot int
+worker_loop_poll_auto(struct worker *w)
+{
+	return worker_loop(w, false, true);
+}
+
+static __rte_noinline __rte_hot int
+worker_loop_sleep_auto(struct worker *w)
+{
+	return worker_loop(w, true, true);
 }
 
 int
 worker_main(void *arg)
 {
-	const struct worker *w = arg;
+	struct worker *w = arg;
 
-	return w->burst_auto ? worker_run_auto(arg) : worker_run_fixed(arg);
+	/* Logs here, not in the loop: rte_log() is cold, and a cold call on
+	 * every path through the loop function makes GCC optimise it all for
+	 * size (it did so to the single loop before rx modes). */
+	LF_LOG(INFO, worker,
+	       "worker %u on lcore %u (socket %d): %u RX queues, rx_mode %s, burst %s%u, fused stages %s, flow cache %s, flow prefetch %u",
+	       w->index, w->lcore, w->socket, w->n_rxq, lf_rx_mode_names[w->rxm.mode],
+	       w->burst_auto ? "auto up to " : "", w->burst,
+	       w->b.fused_avx512 ? "AVX-512" : "scalar",
+	       w->flows == NULL             ? "off"
+		       : w->b.flows != NULL ? "in front of the ACL"
+					    : "idle (no ACL)",
+	       w->b.flow_prefetch_distance);
+
+	if (w->rxm.mode == LF_RX_INTERRUPT || w->rxm.mode == LF_RX_HYBRID)
+		w->burst_auto ? worker_loop_sleep_auto(w) : worker_loop_sleep(w);
+	else
+		w->burst_auto ? worker_loop_poll_auto(w) : worker_loop_poll(w);
+	LF_LOG(INFO, worker, "worker %u on lcore %u stopped", w->index, w->lcore);
+	return 0;
 }

@@ -170,6 +170,9 @@ bad_key "vdev without a driver" 's/^vdev = net_pcap0,\(.*\)$/vdev = pcap0,\1/' \
 	"port p0" vdev "pcap0,rx_pcap=$D/in.pcap,tx_pcap=$D/out0.pcap"
 bad_key "rx queue not a number" 's/^rx = p0:0 p1:0$/rx = p0:x p1:0/' "worker 1" rx "p0:x p1:0"
 bad_key "rx unknown port" 's/^rx = p0:0 p1:0$/rx = p0:0 p7:0/' "worker 1" rx "p0:0 p7:0"
+bad_key "rx_mode unknown" 's/^rx = p0:0 p1:0$/rx = p0:0 p1:0\nrx_mode = doze/' "worker 1" rx_mode doze
+bad_key "spin_us without hybrid" 's/^rx = p0:0 p1:0$/rx = p0:0 p1:0\nrx_mode = interrupt\nspin_us = 5/' \
+	"worker 1" spin_us 5
 bad_key "next hop unknown port" 's/^port = p1$/port = p9/' "nexthop 1" port p9
 bad_key "short next-hop mac" 's/^mac = 02:00:00:00:0b:01$/mac = 02:00:00:00:0b/' \
 	"nexthop 1" mac 02:00:00:00:0b

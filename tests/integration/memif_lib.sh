@@ -61,9 +61,12 @@ CONF
 memif_gen() {
 	local dir=$1 name=$2 i
 	shift 2
+	# rsize=14: 16384-slot rings hold 0.8 s of gen_memif's rate, so a
+	# generator descheduled that long on a loaded 2-vCPU machine does not
+	# make lanefwd's TX to it overflow (CI once saw tx_full 33 with 4096).
 	timeout 120 "$GEN" -l 0 --no-pci --no-huge -m 512 --file-prefix "${LF_PREFIX}g" \
-		--vdev "net_memif0,role=client,socket=$dir/a.sock,socket-abstract=no,rsize=12" \
-		--vdev "net_memif1,role=client,socket=$dir/b.sock,socket-abstract=no,rsize=12" \
+		--vdev "net_memif0,role=client,socket=$dir/a.sock,socket-abstract=no,rsize=14" \
+		--vdev "net_memif1,role=client,socket=$dir/b.sock,socket-abstract=no,rsize=14" \
 		-- --quiet --json "$dir/$name.gen.json" --linger 60 "$@" > "$dir/$name.gen.log" 2>&1 &
 	GEN_PID=$!
 	for i in $(seq 1 600); do

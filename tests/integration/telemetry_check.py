@@ -97,6 +97,12 @@ def check_worker(name, w, burst, n_rxq):
     tot = w["busy_cycles"] + w["idle_cycles"]
     check(w["busy_percent"] == w["busy_cycles"] * 100 // tot,
           f"{name}: busy_percent {w['busy_percent']}, busy {w['busy_cycles']} of {tot}")
+    # rx mode (issue 16): a polling worker never sleeps and uses its core.
+    check(w["rx_mode"] == "poll" and w["sleeps"] == 0 and w["sleep_cycles"] == 0 and
+          w["wakeups_interrupt"] == 0 and w["wakeups_timeout"] == 0,
+          f"{name}: a poll worker with rx mode figures {w['rx_mode']} {w['sleeps']}")
+    check(w["spin_cycles"] == w["idle_cycles"] and w["cpu_percent"] == 100,
+          f"{name}: spin_cycles {w['spin_cycles']}, cpu_percent {w['cpu_percent']}")
     hist = {b: w["burst_" + b] for b, _, _ in BUCKETS}
     check(len([k for k in w if k.startswith("burst_")]) == len(BUCKETS),
           f"{name}: histogram keys {[k for k in w if k.startswith('burst_')]}")

@@ -564,6 +564,45 @@ static const struct bad_case bad_cases[] = {
 	{ "extra_optin_not_bool",
 	  "[eal]\nallow_unsafe_extra = please\n" TAIL,
 	  { "@:2: [eal] allow_unsafe_extra = 'please'", "yes or no" } },
+	/* [worker] rx_mode and its keys (issue 16). */
+	{ "rx_mode_unknown",
+	  TAIL_PORT "[worker 1]\nrx = p0:0\nrx_mode = sleepy\n",
+	  { "@:5: [worker 1] rx_mode = 'sleepy'", "poll, interrupt, hybrid or pmd-mgmt" } },
+	{ "rx_mode_case",
+	  TAIL_PORT "[worker 1]\nrx_mode = Interrupt\nrx = p0:0\n",
+	  { "@:4: [worker 1] rx_mode = 'Interrupt'" } },
+	{ "spin_us_range",
+	  TAIL_PORT "[worker 1]\nrx = p0:0\nrx_mode = hybrid\nspin_us = 1000001\n",
+	  { "@:6: [worker 1] spin_us = '1000001'", "0 to 1000000" } },
+	{ "spin_us_not_number",
+	  TAIL_PORT "[worker 1]\nrx = p0:0\nrx_mode = hybrid\nspin_us = 50us\n",
+	  { "@:6: [worker 1] spin_us = '50us'" } },
+	{ "sleep_max_us_zero",
+	  TAIL_PORT "[worker 1]\nrx = p0:0\nrx_mode = interrupt\nsleep_max_us = 0\n",
+	  { "@:6: [worker 1] sleep_max_us = '0'", "1 to 5000" } },
+	{ "sleep_max_us_too_long",
+	  TAIL_PORT "[worker 1]\nrx = p0:0\nrx_mode = hybrid\nsleep_max_us = 5001\n",
+	  { "@:6: [worker 1] sleep_max_us = '5001'", "1 to 5000" } },
+	{ "spin_us_without_hybrid",
+	  TAIL_PORT "[worker 1]\nrx = p0:0\nrx_mode = interrupt\nspin_us = 10\n",
+	  { "@:6: [worker 1] spin_us = '10'", "only rx_mode = hybrid spins",
+	    "rx_mode = interrupt" } },
+	{ "spin_us_default_mode",
+	  TAIL_PORT "[worker 1]\nspin_us = 10\nrx = p0:0\n",
+	  { "@:4: [worker 1] spin_us = '10'", "rx_mode = poll" } },
+	{ "sleep_max_us_poll",
+	  TAIL_PORT "[worker 1]\nrx = p0:0\nrx_mode = poll\nsleep_max_us = 100\n",
+	  { "@:6: [worker 1] sleep_max_us = '100'", "only rx_mode = interrupt or hybrid sleeps" } },
+	{ "sleep_max_us_pmd_mgmt",
+	  TAIL_PORT "[worker 1]\nrx = p0:0\nrx_mode = pmd-mgmt\nsleep_max_us = 100\n",
+	  { "@:6: [worker 1] sleep_max_us = '100'", "rx_mode = pmd-mgmt" } },
+	{ "pmd_mgmt_unknown",
+	  TAIL_PORT "[worker 1]\nrx = p0:0\nrx_mode = pmd-mgmt\npmd_mgmt = doze\n",
+	  { "@:6: [worker 1] pmd_mgmt = 'doze'", "pause, monitor or scale" } },
+	{ "pmd_mgmt_without_mode",
+	  TAIL_PORT "[worker 1]\nrx = p0:0\nrx_mode = hybrid\npmd_mgmt = pause\n",
+	  { "@:6: [worker 1] pmd_mgmt = 'pause'", "needs rx_mode = pmd-mgmt",
+	    "rx_mode = hybrid" } },
 };
 
 /* Load the file of one bad case and check the error message. */
@@ -1350,6 +1389,62 @@ test_rx_queues_from_workers(void **state)
 	free(cfg);
 }
 
+/* [worker] rx_mode: defaults, each mode with its keys, per worker, dumped back. */
+static void
+test_rx_modes(void **state)
+{
+	struct lf_config *cfg = calloc(1, sizeof(*cfg));
+	struct lf_config *again = calloc(1, sizeof(*again));
+	char *dump = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(cfg);
+	assert_non_null(again);
+	load_valid(cfg, "", "rxmode.ini",
+		   "[port a]\nvdev = net_null0\n[port b]\nvdev = net_null1\n"
+		   "[worker 1]\nrx = a:0\n"
+		   "[worker 2]\nrx = b:0\nrx_mode = interrupt\nsleep_max_us = 200\n"
+		   "[worker 3]\nrx = a:1\nrx_mode = hybrid\nspin_us = 0\n"
+		   "[worker 4]\nrx = b:1\nrx_mode = pmd-mgmt\n"
+		   "[worker 5]\nrx = a:2\nrx_mode = pmd-mgmt\npmd_mgmt = scale\n"
+		   "[worker 6]\nrx = b:2\nrx_mode = hybrid\nspin_us = 1000000\nsleep_max_us = 5000\n",
+		   "rx modes");
+	assert_int_equal(cfg->workers[0].rx_mode, LF_RX_POLL);
+	assert_int_equal(cfg->workers[0].spin_us, LF_SPIN_US_DEFAULT);
+	assert_int_equal(cfg->workers[0].sleep_max_us, LF_SLEEP_MAX_US_DEFAULT);
+	assert_int_equal(cfg->workers[1].rx_mode, LF_RX_INTERRUPT);
+	assert_int_equal(cfg->workers[1].sleep_max_us, 200);
+	assert_int_equal(cfg->workers[2].rx_mode, LF_RX_HYBRID);
+	assert_int_equal(cfg->workers[2].spin_us, 0);
+	assert_int_equal(cfg->workers[2].sleep_max_us, 1000);
+	assert_int_equal(cfg->workers[3].rx_mode, LF_RX_PMD_MGMT);
+	assert_int_equal(cfg->workers[3].pmd_mgmt, LF_PMGMT_PAUSE);
+	assert_int_equal(cfg->workers[4].pmd_mgmt, LF_PMGMT_SCALE);
+	assert_int_equal(cfg->workers[5].spin_us, 1000000);
+	assert_int_equal(cfg->workers[5].sleep_max_us, 5000);
+
+	/* --check-config's dump reads back to the same workers. */
+	f = open_memstream(&dump, &len);
+	assert_non_null(f);
+	config_dump(cfg, f);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(dump,
+			       "[worker 3]\nrx = a:1\nrx_mode = hybrid\nspin_us = 0\n"
+			       "sleep_max_us = 1000\n"));
+	assert_non_null(
+		strstr(dump, "[worker 5]\nrx = a:2\nrx_mode = pmd-mgmt\npmd_mgmt = scale\n"));
+	load_valid(again, "", "rxmode_dump.ini", dump, "dumped rx modes");
+	assert_memory_equal(again->workers + 0, cfg->workers + 0,
+			    cfg->n_workers * sizeof(cfg->workers[0]));
+	free(dump);
+	config_free(again);
+	config_free(cfg);
+	free(again);
+	free(cfg);
+}
+
 /* A port no worker polls is TX-only (README): valid, one RX queue configured. */
 static void
 test_tx_only_port(void **state)
@@ -1636,6 +1731,7 @@ main(void)
 		cmocka_unit_test(test_relative_route_paths),
 		cmocka_unit_test(test_acl_ipv6_only),
 		cmocka_unit_test(test_rx_queues_from_workers),
+		cmocka_unit_test(test_rx_modes),
 		cmocka_unit_test(test_tx_only_port),
 		cmocka_unit_test(test_bool_spellings),
 		cmocka_unit_test(test_dump_round_trip),

@@ -355,6 +355,14 @@ fake_app(struct fake *f)
 		s->idle_cycles = 99;
 		s->drops[LF_DROP_COUNT - 1] = 100 * (i + 1);
 		s->ev[LF_EV_COUNT - 1] = 7 + i;
+		if (i == 1) {
+			/* An interrupt worker: (246914 + 99) / (246914 + 99 + 741039) = 25%. */
+			f->w[i]->rxm.mode = LF_RX_INTERRUPT;
+			f->w[i]->rxm.stats.sleeps = 40;
+			f->w[i]->rxm.stats.wake_intr = 30;
+			f->w[i]->rxm.stats.wake_timeout = 10;
+			f->w[i]->rxm.stats.sleep_cycles = 741039;
+		}
 		f->app->workers[i] = f->w[i];
 		f->lat[i] = new_hist();
 		f->app->lat_total[i] = f->lat[i];
@@ -402,6 +410,14 @@ test_render(void **state)
 	has_line(page, "lanefwd_worker_busy_polls_total{worker=\"3\"} 20");
 	has_line(page, "lanefwd_worker_busy_cycles_total{worker=\"5\"} 246914");
 	has_line(page, "lanefwd_worker_idle_cycles_total{worker=\"5\"} 99");
+	/* rx modes: worker 3 polls, worker 5 sleeps on interrupts. */
+	has_line(page, "lanefwd_worker_sleeps_total{worker=\"3\"} 0");
+	has_line(page, "lanefwd_worker_sleeps_total{worker=\"5\"} 40");
+	has_line(page, "lanefwd_worker_wakeups_total{worker=\"5\",cause=\"interrupt\"} 30");
+	has_line(page, "lanefwd_worker_wakeups_total{worker=\"5\",cause=\"timeout\"} 10");
+	has_line(page, "lanefwd_worker_sleep_cycles_total{worker=\"5\"} 741039");
+	has_line(page, "lanefwd_worker_cpu_ratio{worker=\"3\",mode=\"poll\"} 1.00");
+	has_line(page, "lanefwd_worker_cpu_ratio{worker=\"5\",mode=\"interrupt\"} 0.25");
 	/* 123457 / 1000, rounded. */
 	has_line(page, "lanefwd_worker_cycles_per_packet{worker=\"3\"} 123");
 	snprintf(line, sizeof(line), "lanefwd_worker_drops_total{worker=\"5\",reason=\"%s\"} 200",
