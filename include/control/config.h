@@ -179,7 +179,18 @@ struct lf_eal_conf {
 };
 
 struct lf_pipeline_conf {
+	/** Packets per RX burst; with burst_auto the largest (burst_max). */
 	uint16_t burst;
+	/**
+	 * burst = auto: each poll's burst chosen between burst_min and
+	 * burst_max so that latency_percentile of the residence stays under
+	 * latency_target_us (burstctl.h).
+	 */
+	bool burst_auto;
+	uint16_t burst_min;
+	uint16_t burst_max;
+	uint32_t latency_target_us;
+	double latency_percentile;
 	/**
 	 * Packets prefetched ahead: the flow table's burst lookup, and the
 	 * packet data of queues whose port DMAs it (lf_port_prefetch_distance()). With

@@ -17,6 +17,7 @@
 
 #include <rte_common.h>
 
+#include "burstctl.h"
 #include "config.h"
 #include "dp.h"
 #include "flow.h"
@@ -47,7 +48,8 @@ struct worker {
 	unsigned int lcore;
 	unsigned int index;
 	int socket;
-	uint16_t burst;
+	uint16_t burst; /* The largest burst (burst_max with burst = auto). */
+	bool burst_auto; /* [pipeline] burst = auto: bc chooses each poll's burst. */
 	uint64_t drain_tsc;
 	unsigned int n_rxq;
 	struct lf_rxq rxq[LF_MAX_RXQ_PER_WORKER];
@@ -104,6 +106,10 @@ struct worker {
 	 * packets released (LF_CTRL_RERUN), dp.h. Only worker 0 has one.
 	 */
 	struct rte_ring *from_ctrl;
+
+	/* burst = auto. control: initialises it before launch; worker: the
+	 * only writer; telemetry: reads its burst and statistics. */
+	struct lf_burstctl bc;
 
 	/* worker only (control: sets the configured fields before launch):
 	 * the per-burst context the stages get, and the TX side. */

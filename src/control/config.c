@@ -379,7 +379,7 @@ static const struct key_def eal_keys[] = {
 };
 
 static const struct key_def pipeline_keys[] = {
-	K_UINT(lf_pipeline_conf, "burst", burst, 1, LF_BURST_MAX, "packets per RX burst, 1 to 256"),
+	K_SPECIAL("burst", "packets per RX burst, 1 to 256, or auto"),
 	K_SPECIAL("prefetch_distance", "packets to prefetch ahead, 0 (off) to 32, or auto"),
 	K_UINT(lf_pipeline_conf, "tx_drain_us", tx_drain_us, 0, 1000000,
 	       "microseconds a partial TX burst may wait, 0 to 1000000"),
@@ -389,6 +389,15 @@ static const struct key_def pipeline_keys[] = {
 	       "per-lcore mbuf cache, 0 to 512"),
 	K_BOOL(lf_pipeline_conf, "latency", latency, "yes or no"),
 	K_STR(lf_pipeline_conf, "latency_clock", latency_clock, "tsc or hw"),
+	K_UINT(lf_pipeline_conf, "burst_min", burst_min, 1, LF_BURST_MAX,
+	       "the smallest burst of burst = auto, 1 to 256"),
+	K_UINT(lf_pipeline_conf, "burst_max", burst_max, 1, LF_BURST_MAX,
+	       "the largest burst of burst = auto, 1 to 256"),
+	K_UINT(lf_pipeline_conf, "latency_target_us", latency_target_us, 1, 1000000,
+	       "the residence burst = auto holds, microseconds, 1 to 1000000"),
+	K_SPECIAL("latency_percentile",
+		  "the percentile burst = auto holds under "
+		  "latency_target_us, above 0 and below 100, e.g. 99.99"),
 };
 
 static const struct key_def routes_keys[] = {
@@ -681,6 +690,35 @@ set_prefetch(struct ctx *c, struct lf_pipeline_conf *p, const char *key, const c
 				"expected packets to prefetch ahead, 0 (off) to 32, or auto (half the burst; no packet data prefetch on ports whose driver copies each frame)");
 	p->prefetch_distance = (uint16_t)u;
 	p->prefetch_auto = false;
+	return 0;
+}
+
+/* [pipeline] burst (1 to 256, or auto) and latency_percentile. */
+static int
+set_pipeline_special(struct ctx *c, struct lf_pipeline_conf *p, const char *key, const char *val)
+{
+	uint64_t u;
+	double d;
+	char *end;
+
+	if (strcmp(key, "prefetch_distance") == 0)
+		return set_prefetch(c, p, key, val);
+	if (strcmp(key, "burst") == 0) {
+		p->burst_auto = strcmp(val, "auto") == 0;
+		if (p->burst_auto)
+			return 0;
+		if (parse_u64(val, &u) != 0 || u < 1 || u > LF_BURST_MAX)
+			return key_fail(c, key, val,
+					"expected packets per RX burst, 1 to 256, or auto");
+		p->burst = (uint16_t)u;
+		return 0;
+	}
+	errno = 0;
+	d = strtod(val, &end);
+	if (errno != 0 || end == val || *end != '\0' || !(d > 0.0 && d < 100.0))
+		return key_fail(c, key, val,
+				"expected a percentile above 0 and below 100, e.g. 99.99");
+	p->latency_percentile = d;
 	return 0;
 }
 
@@ -1498,6 +1536,10 @@ set_defaults(struct lf_config *cfg)
 	cfg->eal.huge = true;
 	cfg->eal.telemetry = true;
 	cfg->pipeline.burst = 32;
+	cfg->pipeline.burst_min = 4;
+	cfg->pipeline.burst_max = LF_BURST_MAX;
+	cfg->pipeline.latency_target_us = 50;
+	cfg->pipeline.latency_percentile = 99.99;
 	cfg->pipeline.prefetch_auto = true;
 	cfg->pipeline.tx_drain_us = 100;
 	cfg->pipeline.mbufs = 0;
@@ -1669,15 +1711,59 @@ check_eal(struct ctx *c, const struct lf_config *cfg)
 	return check_eal_extra(c, cfg);
 }
 
+/* burst = auto's keys: only with it, and consistent. */
+static int
+check_burst_auto(struct ctx *c, struct lf_pipeline_conf *p)
+{
+	static const char *const auto_keys[] = { "burst_min", "burst_max", "latency_target_us",
+						 "latency_percentile" };
+	char v[32];
+	unsigned int i;
+
+	for (i = 0; !p->burst_auto && i < RTE_DIM(auto_keys); i++) {
+		if (key_lineno(c, "pipeline", auto_keys[i]) == 0)
+			continue;
+		if (i == 0 || i == 1)
+			snprintf(v, sizeof(v), "%u", i == 0 ? p->burst_min : p->burst_max);
+		else if (i == 2)
+			snprintf(v, sizeof(v), "%u", p->latency_target_us);
+		else
+			snprintf(v, sizeof(v), "%.10g", p->latency_percentile);
+		return key_fail(c, auto_keys[i], v,
+				"only with burst = auto; burst = %u is every poll's burst",
+				p->burst);
+	}
+	if (!p->burst_auto)
+		return 0;
+	if (p->burst_min > p->burst_max) {
+		snprintf(v, sizeof(v), "%u", p->burst_min);
+		return key_fail(c, "burst_min", v, "greater than burst_max = %u", p->burst_max);
+	}
+	if (!p->latency)
+		return key_fail(c, "burst", "auto",
+				"needs latency = yes: it steers by the residence times latency records");
+	if (p->latency_hw)
+		return key_fail(c, "burst", "auto",
+				"needs latency_clock = tsc: with hw the ring wait counts in the residence, and a smaller burst, the controller's answer to a miss, makes that longer");
+	/* The arrays, TX buffers and mbuf pools are sized for the largest. */
+	p->burst = p->burst_max;
+	return 0;
+}
+
 static int
 check_pipeline(struct ctx *c, struct lf_config *cfg)
 {
+	int ret;
+
 	c->section = "pipeline";
-	if (cfg->pipeline.prefetch_auto)
-		cfg->pipeline.prefetch_distance = RTE_MIN(cfg->pipeline.burst / 2, LF_PREFETCH_MAX);
 	if (strcmp(cfg->pipeline.latency_clock, "hw") == 0)
 		cfg->pipeline.latency_hw = true;
-	else if (strcmp(cfg->pipeline.latency_clock, "tsc") != 0)
+	ret = check_burst_auto(c, &cfg->pipeline);
+	if (ret != 0)
+		return ret;
+	if (cfg->pipeline.prefetch_auto)
+		cfg->pipeline.prefetch_distance = RTE_MIN(cfg->pipeline.burst / 2, LF_PREFETCH_MAX);
+	if (!cfg->pipeline.latency_hw && strcmp(cfg->pipeline.latency_clock, "tsc") != 0)
 		return key_fail(c, "latency_clock", cfg->pipeline.latency_clock,
 				"expected tsc (the TSC when the RX burst returns) or hw (the ports' RX timestamps)");
 	return 0;
@@ -1803,10 +1889,10 @@ config_load(const char *path, struct lf_config *cfg, char *err, size_t errlen)
 				for (k = 0; k < n; k++) {
 					ret = set_key(&c, defs, nd, obj, entries[k].name,
 						      entries[k].value);
-					if (ret == 1) /* [pipeline] prefetch_distance */
-						ret = set_prefetch(&c, &cfg->pipeline,
-								   entries[k].name,
-								   entries[k].value);
+					if (ret == 1) /* [pipeline] burst, ... */
+						ret = set_pipeline_special(&c, &cfg->pipeline,
+									   entries[k].name,
+									   entries[k].value);
 					if (ret != 0)
 						goto out;
 				}
@@ -2066,7 +2152,14 @@ config_dump(const struct lf_config *cfg, FILE *f)
 	if (cfg->eal.allow_unsafe_extra)
 		fprintf(f, "allow_unsafe_extra = yes\n");
 	fprintf(f, "pdump = %s\n", yesno(cfg->eal.pdump));
-	fprintf(f, "\n[pipeline]\nburst = %u\n", cfg->pipeline.burst);
+	if (cfg->pipeline.burst_auto)
+		fprintf(f,
+			"\n[pipeline]\nburst = auto\nburst_min = %u\nburst_max = %u\n"
+			"latency_target_us = %u\nlatency_percentile = %.10g\n",
+			cfg->pipeline.burst_min, cfg->pipeline.burst_max,
+			cfg->pipeline.latency_target_us, cfg->pipeline.latency_percentile);
+	else
+		fprintf(f, "\n[pipeline]\nburst = %u\n", cfg->pipeline.burst);
 	if (cfg->pipeline.prefetch_auto) {
 		unsigned int i;
 

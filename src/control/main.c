@@ -91,6 +91,22 @@ workers_create(struct lf_app *a, char *err, size_t errlen)
 		w->index = i;
 		w->socket = socket;
 		w->burst = cfg->pipeline.burst;
+		w->burst_auto = cfg->pipeline.burst_auto;
+		if (w->burst_auto) {
+			const struct lf_burstctl_params bp = {
+				.burst_min = cfg->pipeline.burst_min,
+				.burst_max = cfg->pipeline.burst_max,
+				.target_us = cfg->pipeline.latency_target_us,
+				.percentile = cfg->pipeline.latency_percentile,
+				.hz = rte_get_tsc_hz(),
+			};
+
+			/* config.c validated what lf_burstctl_init checks. */
+			if (lf_burstctl_init(&w->bc, &bp, rte_rdtsc()) != 0) {
+				snprintf(err, errlen, "burst = auto: invalid parameters");
+				return -EINVAL;
+			}
+		}
 		w->b.flow_prefetch_distance = cfg->pipeline.prefetch_distance;
 		w->drain_tsc = (rte_get_tsc_hz() + 999999) / 1000000 * cfg->pipeline.tx_drain_us;
 		worker_adopt(w, a->tables);

@@ -225,6 +225,52 @@ stat_at(const struct lf_worker_stats *s, size_t off)
 	return v;
 }
 
+/* burst = auto's counters per worker (struct lf_burstctl_stats), by family. */
+static const struct {
+	const char *name, *help, *label;
+	size_t off;
+} burst_fields[] = {
+	{ "lanefwd_worker_burst_packets_total", "Packets whose residence burst = auto judged.", "",
+	  offsetof(struct lf_burstctl_stats, packets) },
+	{ "lanefwd_worker_burst_misses_total", "Of them, residence over latency_target_us.", "",
+	  offsetof(struct lf_burstctl_stats, misses) },
+	{ "lanefwd_worker_burst_decisions_total",
+	  "Changes burst = auto made: grown (a backlog), shrunk (misses), decayed (unused).",
+	  ",decision=\"grown\"", offsetof(struct lf_burstctl_stats, grown) },
+	{ "lanefwd_worker_burst_decisions_total", NULL, ",decision=\"shrunk\"",
+	  offsetof(struct lf_burstctl_stats, shrunk) },
+	{ "lanefwd_worker_burst_decisions_total", NULL, ",decision=\"decayed\"",
+	  offsetof(struct lf_burstctl_stats, decayed) },
+};
+
+static void
+render_burst(const struct lf_app *app, struct prom_buf *b)
+{
+	struct lf_burstctl_stats *st;
+	unsigned int i, f, n = app->n_workers;
+	uint64_t v;
+
+	st = calloc(n, sizeof(*st));
+	if (st == NULL) {
+		b->failed = true;
+		return;
+	}
+	prom_family(b, "lanefwd_worker_burst", "gauge", "The RX burst burst = auto asks for now.");
+	for (i = 0; i < n; i++)
+		prom_printf(b, "lanefwd_worker_burst{worker=\"%u\"} %u\n", app->workers[i]->lcore,
+			    lf_burstctl_read(&app->workers[i]->bc, &st[i]));
+	for (f = 0; f < RTE_DIM(burst_fields); f++) {
+		if (burst_fields[f].help != NULL)
+			prom_family(b, burst_fields[f].name, "counter", burst_fields[f].help);
+		for (i = 0; i < n; i++) {
+			memcpy(&v, (const char *)&st[i] + burst_fields[f].off, sizeof(v));
+			prom_printf(b, "%s{worker=\"%u\"%s} %" PRIu64 "\n", burst_fields[f].name,
+				    app->workers[i]->lcore, burst_fields[f].label, v);
+		}
+	}
+	free(st);
+}
+
 static void
 render_workers(const struct lf_app *app, struct prom_buf *b)
 {
@@ -270,6 +316,8 @@ render_workers(const struct lf_app *app, struct prom_buf *b)
 			    app->workers[i]->lcore, rx ? (s[i].busy_cycles + rx / 2) / rx : 0);
 	}
 	free(s);
+	if (n != 0 && app->workers[0]->burst_auto)
+		render_burst(app, b);
 }
 
 /* The workers' rx modes: sleeps, wakeups by cause, time asleep (rxmode.h). */

@@ -274,6 +274,8 @@ worker_dict(const struct lf_app *app, const struct worker *w, struct rte_tel_dat
 	rte_tel_data_add_dict_u64(d, "ipv4_cksum_sw", s.ipv4_cksum_sw);
 	rte_tel_data_add_dict_u64(d, "rx_hw_stamped", s.rx_hw_stamped);
 	rte_tel_data_add_dict_u64(d, "polls", s.polls);
+	rte_tel_data_add_dict_u64(d, "burst",
+				  w->burst_auto ? lf_burstctl_read(&w->bc, NULL) : w->burst);
 	rte_tel_data_add_dict_u64(d, "busy_polls", s.busy_polls);
 	rte_tel_data_add_dict_u64(d, "busy_cycles", s.busy_cycles);
 	rte_tel_data_add_dict_u64(d, "idle_cycles", s.idle_cycles);
@@ -289,27 +291,27 @@ worker_dict(const struct lf_app *app, const struct worker *w, struct rte_tel_dat
 	worker_rxm_dict(wc, w, &s, d);
 }
 
+static int worker_param(const struct lf_app *app, const char *params);
+
+/*
+ * Per-worker dicts keyed by lcore, made by dict; with a parameter (an lcore
+ * id) that worker's alone, or an error dict.
+ */
 static int
-tel_workers_locked(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+tel_per_worker(const char *params, struct rte_tel_data *d,
+	       void (*dict)(const struct lf_app *, const struct worker *, struct rte_tel_data *))
 {
 	const struct lf_app *app = tel_app;
 	unsigned int i;
+	int wi;
 
 	if (app == NULL)
 		return -ENODEV;
 	if (params != NULL && params[0] != '\0') {
-		char *end;
-		unsigned long lcore;
-
-		errno = 0;
-		lcore = strtoul(params, &end, 10);
-		if (!isdigit((unsigned char)params[0]))
-			end = (char *)(uintptr_t)params; /* " 1", "+1", "-1": rejected */
-		for (i = 0; errno == 0 && *end == '\0' && i < app->n_workers; i++) {
-			if (app->workers[i]->lcore == lcore) {
-				worker_dict(app, app->workers[i], d);
-				return 0;
-			}
+		wi = worker_param(app, params);
+		if (wi >= 0) {
+			dict(app, app->workers[wi], d);
+			return 0;
 		}
 		rte_tel_data_start_dict(d);
 		rte_tel_data_add_dict_string(d, "error",
@@ -323,11 +325,63 @@ tel_workers_locked(const char *cmd __rte_unused, const char *params, struct rte_
 
 		if (wd == NULL)
 			return -ENOMEM;
-		worker_dict(app, app->workers[i], wd);
+		dict(app, app->workers[i], wd);
 		snprintf(key, sizeof(key), "%u", app->workers[i]->lcore);
 		rte_tel_data_add_dict_container(d, key, wd, 0);
 	}
 	return 0;
+}
+
+static int
+tel_workers_locked(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	return tel_per_worker(params, d, worker_dict);
+}
+
+/* One worker's burst: with burst = auto, the controller's state and decisions. */
+static void
+burst_dict(const struct lf_app *app, const struct worker *w, struct rte_tel_data *d)
+{
+	const struct lf_pipeline_conf *p = &app->cfg.pipeline;
+	const uint64_t hz = rte_get_tsc_hz();
+	struct lf_burstctl_stats st;
+	char key[64];
+	unsigned int i;
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "lcore", w->lcore);
+	rte_tel_data_add_dict_string(d, "mode", w->burst_auto ? "auto" : "fixed");
+	if (!w->burst_auto) {
+		rte_tel_data_add_dict_u64(d, "burst", w->burst);
+		return;
+	}
+	rte_tel_data_add_dict_u64(d, "burst", lf_burstctl_read(&w->bc, &st));
+	rte_tel_data_add_dict_u64(d, "burst_min", p->burst_min);
+	rte_tel_data_add_dict_u64(d, "burst_max", p->burst_max);
+	rte_tel_data_add_dict_u64(d, "latency_target_us", p->latency_target_us);
+	snprintf(key, sizeof(key), "%.10g", p->latency_percentile);
+	rte_tel_data_add_dict_string(d, "latency_percentile", key);
+	rte_tel_data_add_dict_u64(d, "window_packets", w->bc.window);
+	rte_tel_data_add_dict_u64(d, "windows", st.windows);
+	rte_tel_data_add_dict_u64(d, "windows_missed", st.windows_missed);
+	rte_tel_data_add_dict_u64(d, "grown", st.grown);
+	rte_tel_data_add_dict_u64(d, "shrunk", st.shrunk);
+	rte_tel_data_add_dict_u64(d, "decayed", st.decayed);
+	rte_tel_data_add_dict_u64(d, "target_hits", st.packets - st.misses);
+	rte_tel_data_add_dict_u64(d, "target_misses", st.misses);
+	rte_tel_data_add_dict_u64(d, "busy_polls", st.busy_polls);
+	rte_tel_data_add_dict_u64(d, "full_polls", st.full_polls);
+	/* The controller's size buckets are the poll histogram's from 1 up. */
+	for (i = 0; i < LF_BURSTCTL_BUCKETS; i++) {
+		snprintf(key, sizeof(key), "us_at_%s", burst_labels[i + 1]);
+		rte_tel_data_add_dict_u64(d, key, st.ticks_at[i] * 1000000 / hz);
+	}
+}
+
+static int
+tel_burst_locked(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	return tel_per_worker(params, d, burst_dict);
 }
 
 static void
@@ -580,6 +634,12 @@ tel_workers(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 static int
+tel_burst(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	return under_ctl_lock(tel_burst_locked, cmd, params, d);
+}
+
+static int
 tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	return under_ctl_lock(tel_latency_locked, cmd, params, d);
@@ -662,6 +722,9 @@ telemetry_init(struct lf_app *app)
 	if (ret == 0)
 		ret = rte_telemetry_register_cmd("/lanefwd/latency_reset", tel_latency_reset,
 						 "Clear the latency histograms. No parameters");
+	if (ret == 0)
+		ret = rte_telemetry_register_cmd("/lanefwd/burst", tel_burst,
+						 "Per-worker burst; with burst = auto the controller's burst, decisions, target hits/misses, time at each size. Param: lcore");
 	if (ret == 0)
 		ret = rte_telemetry_register_cmd("/lanefwd/flows", tel_flows,
 						 "Per-worker flow table: flows, capacity, memory, hits, misses, evictions. No parameters");

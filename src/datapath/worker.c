@@ -51,7 +51,7 @@ worker_ready(struct worker *w)
 {
 	w->b.stats = &w->stats;
 	w->tx.stats = &w->stats;
-	w->tx.burst = w->burst;
+	w->tx.burst = w->burst_auto ? w->bc.cur : w->burst;
 	w->tx.latency = w->latency;
 	w->tx.lat = w->lat[w->lat_cur];
 	if (w->b.fused_ip4 == NULL)
@@ -99,6 +99,41 @@ worker_flush_tx(struct worker *w)
 	tx_flush_all(&w->tx);
 	if (w->tx.lat_pend_n != 0)
 		tx_lat_record(&w->tx, rte_rdtsc());
+}
+
+/*
+ * burst = auto: the controller judges the residences tx_lat_record is about
+ * to record (one run per RX burst and port), so it holds the percentile of
+ * what /lanefwd/latency shows. Runs recorded early because the pending list
+ * filled (tx_lat_pend) are not judged: that takes 64 RX bursts in one
+ * iteration.
+ */
+static inline void
+worker_burst_judge(struct worker *w, uint64_t now)
+{
+	const struct lf_tx *t = &w->tx;
+	unsigned int i;
+
+	for (i = 0; i < t->lat_pend_n; i++)
+		lf_burstctl_left(&w->bc, now - t->lat_pend[i].rx_tsc, t->lat_pend[i].n);
+}
+
+/* The loop's flush: with burst = auto the controller sees what it sends. */
+static __rte_always_inline void
+worker_flush(struct worker *w, const bool adapt)
+{
+	uint64_t now;
+
+	if (!adapt) {
+		worker_flush_tx(w);
+		return;
+	}
+	tx_flush_all(&w->tx);
+	if (w->tx.lat_pend_n != 0) {
+		now = rte_rdtsc();
+		worker_burst_judge(w, now);
+		tx_lat_record(&w->tx, now);
+	}
 }
 
 /*
@@ -228,11 +263,11 @@ worker_sleep(struct worker *w)
  * its flags; always-inline so that each instance is specialised.
  */
 static __rte_always_inline int
-worker_loop(struct worker *w, const bool sleeps)
+worker_loop(struct worker *w, const bool sleeps, const bool adapt)
 {
 	struct rte_mbuf *pkts[LF_BURST_MAX];
 	struct lf_worker_stats *s = &w->stats;
-	const uint16_t burst = w->burst;
+	uint16_t burst = adapt ? w->bc.cur : w->burst;
 	uint64_t prev, now, poll_tsc;
 	bool backlog = false; /* queue 0's last poll returned a whole burst */
 	unsigned int q;
@@ -264,6 +299,8 @@ worker_loop(struct worker *w, const bool sleeps)
 				backlog &= q != 0;
 				continue;
 			}
+			if (adapt)
+				lf_burstctl_poll(&w->bc, n);
 			/* A kernel mirror's queue: what the kernel sends leaves
 			 * through the port it mirrors, as it is. */
 			if (unlikely(rq->exc_of != LF_NH_INVALID)) {
@@ -300,6 +337,10 @@ worker_loop(struct worker *w, const bool sleeps)
 			worker_from_neigh(w, pkts, burst);
 		now = rte_rdtsc();
 		/* What this iteration sent has left: its residence ends now. */
+		if (adapt) {
+			worker_burst_judge(w, now);
+			w->tx.burst = burst = lf_burstctl_iter(&w->bc, now);
+		}
 		tx_lat_record(&w->tx, now);
 		poll_tsc = now;
 		LF_STAT_ADD(s->polls, w->n_rxq);
@@ -315,14 +356,14 @@ worker_loop(struct worker *w, const bool sleeps)
 			LF_STAT_ADD(s->busy_cycles, now - prev);
 			/* Under load, partial bursts wait at most drain_tsc. */
 			if (now - w->last_drain >= w->drain_tsc) {
-				worker_flush_tx(w);
+				worker_flush(w, adapt);
 				w->last_drain = now;
 				poll_tsc = rte_rdtsc();
 			}
 		} else {
 			LF_STAT_ADD(s->idle_cycles, now - prev);
 			/* Nothing more is coming now: holding packets only adds latency. */
-			worker_flush_tx(w);
+			worker_flush(w, adapt);
 			w->last_drain = now;
 			poll_tsc = rte_rdtsc();
 		}
@@ -352,13 +393,27 @@ worker_loop(struct worker *w, const bool sleeps)
 static __rte_noinline __rte_hot int
 worker_loop_poll(struct worker *w)
 {
-	return worker_loop(w, false);
+	return worker_loop(w, false, false);
 }
 
 static __rte_noinline __rte_hot int
 worker_loop_sleep(struct worker *w)
 {
-	return worker_loop(w, true);
+	return worker_loop(w, true, false);
+}
+
+/* burst = auto: the same loops with the controller (a fixed burst's loops
+ * carry none of it). */
+static __rte_noinline __rte_hot int
+worker_loop_poll_auto(struct worker *w)
+{
+	return worker_loop(w, false, true);
+}
+
+static __rte_noinline __rte_hot int
+worker_loop_sleep_auto(struct worker *w)
+{
+	return worker_loop(w, true, true);
 }
 
 int
@@ -370,8 +425,9 @@ worker_main(void *arg)
 	 * every path through the loop function makes GCC optimise it all for
 	 * size (it did so to the single loop before rx modes). */
 	LF_LOG(INFO, worker,
-	       "worker %u on lcore %u (socket %d): %u RX queues, rx_mode %s, burst %u, fused stages %s, flow cache %s, flow prefetch %u",
-	       w->index, w->lcore, w->socket, w->n_rxq, lf_rx_mode_names[w->rxm.mode], w->burst,
+	       "worker %u on lcore %u (socket %d): %u RX queues, rx_mode %s, burst %s%u, fused stages %s, flow cache %s, flow prefetch %u",
+	       w->index, w->lcore, w->socket, w->n_rxq, lf_rx_mode_names[w->rxm.mode],
+	       w->burst_auto ? "auto up to " : "", w->burst,
 	       w->b.fused_avx512 ? "AVX-512" : "scalar",
 	       w->flows == NULL             ? "off"
 		       : w->b.flows != NULL ? "in front of the ACL"
@@ -379,9 +435,9 @@ worker_main(void *arg)
 	       w->b.flow_prefetch_distance);
 
 	if (w->rxm.mode == LF_RX_INTERRUPT || w->rxm.mode == LF_RX_HYBRID)
-		worker_loop_sleep(w);
+		w->burst_auto ? worker_loop_sleep_auto(w) : worker_loop_sleep(w);
 	else
-		worker_loop_poll(w);
+		w->burst_auto ? worker_loop_poll_auto(w) : worker_loop_poll(w);
 	LF_LOG(INFO, worker, "worker %u on lcore %u stopped", w->index, w->lcore);
 	return 0;
 }

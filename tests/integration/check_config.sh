@@ -151,6 +151,21 @@ bad_key "multicast port mac" 's/^\[port p1\]$/[port p1]\nmac = 01:00:00:00:00:01
 bad_key "mtu" 's/^\[port p1\]$/[port p1]\nmtu = 10000/' "port p1" mtu 10000
 bad_key "bad pci address" 's/^\[port p1\]$/[port p1]\npci = 0000:00:1f.9/' \
 	"port p1" pci 0000:00:1f.9
+
+# burst = auto: accepted, shown with its keys, and its resolved form
+# resolves the same; its keys without it, or inconsistent, are refused.
+mutate 's/^burst = 32$/burst = auto\nburst_max = 128\nlatency_target_us = 20/'
+cp "$B" "$D/auto.conf"
+check_valid "$D/auto.conf"
+grep -qz "burst = auto.burst_min = 4.burst_max = 128.latency_target_us = 20.latency_percentile = 99.99" \
+	"$D/valid.out" || fail "burst = auto: --check-config shows $(grep -A4 '^burst' "$D/valid.out")"
+echo "ok: valid: burst = auto"
+bad_key "burst_max with a fixed burst" 's/^burst = 32$/burst = 32\nburst_max = 64/' pipeline \
+	burst_max 64
+bad_key "burst_min over burst_max" \
+	's/^burst = 32$/burst = auto\nburst_max = 16\nburst_min = 32/' pipeline burst_min 32
+bad_key "latency_percentile 100" 's/^burst = 32$/burst = auto\nlatency_percentile = 100/' \
+	pipeline latency_percentile 100
 bad_key "vdev without a driver" 's/^vdev = net_pcap0,\(.*\)$/vdev = pcap0,\1/' \
 	"port p0" vdev "pcap0,rx_pcap=$D/in.pcap,tx_pcap=$D/out0.pcap"
 bad_key "rx queue not a number" 's/^rx = p0:0 p1:0$/rx = p0:x p1:0/' "worker 1" rx "p0:x p1:0"

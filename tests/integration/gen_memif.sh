@@ -17,87 +17,28 @@
 # statistic does too). The flows the generator received equal --flows when
 # every flow is sent. A last run uses --loopback and --search without
 # lanefwd: the ring port loses nothing, so the first trial passes.
-#
-# Order of shutdown: DPDK 22.11's memif PMD unmaps a connection's shared
-# memory when the peer goes away, without waiting for a thread that is in
-# rx/tx burst on that port, so the side that still polls can crash. Each run
-# therefore starts its own lanefwd, the generator keeps its ports open after
-# the run (--linger), lanefwd stops first, and only then the generator closes.
+# (The memif set-up and the order of shutdown: memif_lib.sh.)
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/memif_lib.sh"
 
-GEN=${LANEFWD_GEN:-$(dirname "$LANEFWD")/lanefwd-gen}
-[ -x "$GEN" ] || die "no lanefwd-gen at $GEN"
 D=$LF_TMP
-gen_cleanup() {
-	rm -rf "/var/run/dpdk/${LF_PREFIX}g" "/var/run/dpdk/${LF_PREFIX}l"
-}
-LF_CLEANUP_HOOK=gen_cleanup
 RATE=20000
 DUR=1
 
-printf '10.1.0.0/16 1\n' > "$D/routes4.txt"
-printf '2001:db8:1::/48 1\n' > "$D/routes6.txt"
-cat > "$D/lanefwd.conf" <<CONF
-[eal]
-main_lcore = 0
-file_prefix = $LF_PREFIX
-huge = no
-memory = 512
-[pipeline]
-burst = 32
-latency = yes
-[routes]
-ipv4 = routes4.txt
-ipv6 = routes6.txt
-ipv4_max_routes = 1024
-ipv4_tbl8 = 256
-ipv6_max_routes = 1024
-ipv6_tbl8 = 256
-# Routed ports take only frames to their own MAC: a's is the generator's
-# default destination (memif's own default, 01:ab:23:cd:45:ef, is a group).
-[port a]
-vdev = net_memif0,role=server,socket=$D/a.sock,socket-abstract=no,mac=02:00:00:00:00:01
-[port b]
-vdev = net_memif1,role=server,socket=$D/b.sock,socket-abstract=no,mac=02:00:00:00:00:02
-# No gratuitous ARP / unsolicited NA at start: tx is the forwarded frames.
-[neighbour]
-gratuitous = no
-[worker 1]
-rx = a:0 b:0
-[nexthop 1]
-port = b
-mac = 02:00:00:00:0b:01
-CONF
+memif_conf "$D/lanefwd.conf" "burst = 32
+latency = yes"
 
 # gen_run NAME all|some OPTIONS...: one generator run against lanefwd, with
 # the telemetry before and after it in $D/NAME.*.json; "all" when every flow
 # must have been received (sequential or dense uniform), "some" for Zipf.
 gen_run() {
-	local name=$1 flows_mode=$2 gen_pid i
+	local name=$1 flows_mode=$2
 	shift 2
 	lf_start "$D/lanefwd.conf"
 	lf_tel_save /lanefwd/stats "$D/$name.stats0.json"
 	lf_tel_save /lanefwd/workers "$D/$name.workers0.json"
 	lf_tel_save /lanefwd/latency_reset "$D/$name.reset.json"
-	# rsize=14: 16384-slot rings hold 0.8 s of this rate, so a generator
-	# descheduled that long on a loaded 2-vCPU machine does not make
-	# lanefwd's TX to it overflow (CI once saw tx_full 33 with 4096 slots).
-	timeout 120 "$GEN" -l 0 --no-pci --no-huge -m 512 --file-prefix "${LF_PREFIX}g" \
-		--vdev "net_memif0,role=client,socket=$D/a.sock,socket-abstract=no,rsize=14" \
-		--vdev "net_memif1,role=client,socket=$D/b.sock,socket-abstract=no,rsize=14" \
-		-- --rate $RATE --duration $DUR --drain 1 --quiet --json "$D/$name.gen.json" \
-		--linger 60 "$@" > "$D/$name.gen.log" 2>&1 &
-	gen_pid=$!
-	# The JSON is written when the run is over; the ports stay open.
-	for i in $(seq 1 600); do
-		[ -s "$D/$name.gen.json" ] && break
-		kill -0 "$gen_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	[ -s "$D/$name.gen.json" ] || {
-		cat "$D/$name.gen.log" >&2
-		die "lanefwd-gen $name wrote no result"
-	}
+	memif_gen "$D" "$name" --rate $RATE --duration $DUR --drain 1 "$@"
 	lf_wait_settled
 	lf_tel_save /lanefwd/stats "$D/$name.stats1.json"
 	lf_tel_save /lanefwd/workers "$D/$name.workers1.json"
@@ -111,12 +52,7 @@ print(w1["tx_packets"] - w0["tx_packets"])' "$D/$name.workers0.json" "$D/$name.w
 	lf_stop
 	grep -q "^lanefwd: total: rx $((RATE * DUR)) tx $((RATE * DUR)) drops 0" \
 		"$LF_TMP/lanefwd.log" || die "gen $name: lanefwd's final totals: $(lf_total_line)"
-	wait "$gen_pid" || {
-		cat "$D/$name.gen.log" >&2
-		die "lanefwd-gen $name failed"
-	}
-	grep -q "peer closed the links" "$D/$name.gen.log" ||
-		die "gen $name: the generator did not see lanefwd close the links"
+	memif_gen_end "$D" "$name"
 	$PY - "$D" "$name" "$RATE" "$DUR" "$flows_mode" <<'PYEOF' || { cat "$D/$name.gen.log" >&2; die "gen $name: checks failed"; }
 import json
 import sys

@@ -154,6 +154,51 @@ static const struct bad_case bad_cases[] = {
 	{ "burst_trailing_text",
 	  "[pipeline]\nburst = 32k\n" TAIL,
 	  { "@:2: [pipeline] burst = '32k'" } },
+	{ "burst_auto_typo",
+	  "[pipeline]\nburst = automatic\n" TAIL,
+	  { "@:2: [pipeline] burst = 'automatic'", "1 to 256, or auto" } },
+	{ "burst_max_fixed",
+	  "[pipeline]\nburst = 32\nburst_max = 128\n" TAIL,
+	  { "@:3: [pipeline] burst_max = '128'", "only with burst = auto", "burst = 32" } },
+	{ "burst_min_default_fixed",
+	  "[pipeline]\nburst_min = 8\n" TAIL,
+	  { "@:2: [pipeline] burst_min = '8'", "only with burst = auto" } },
+	{ "latency_target_fixed",
+	  "[pipeline]\nlatency_target_us = 20\nburst = 64\n" TAIL,
+	  { "@:2: [pipeline] latency_target_us = '20'", "only with burst = auto" } },
+	{ "latency_percentile_fixed",
+	  "[pipeline]\nlatency_percentile = 99.9\n" TAIL,
+	  { "@:2: [pipeline] latency_percentile = '99.9'", "only with burst = auto" } },
+	{ "burst_min_over_max",
+	  "[pipeline]\nburst = auto\nburst_max = 64\nburst_min = 65\n" TAIL,
+	  { "@:4: [pipeline] burst_min = '65'", "greater than burst_max = 64" } },
+	{ "burst_max_too_big",
+	  "[pipeline]\nburst = auto\nburst_max = 257\n" TAIL,
+	  { "@:3: [pipeline] burst_max = '257'", "1 to 256" } },
+	{ "burst_min_zero",
+	  "[pipeline]\nburst = auto\nburst_min = 0\n" TAIL,
+	  { "@:3: [pipeline] burst_min = '0'", "1 to 256" } },
+	{ "latency_target_zero",
+	  "[pipeline]\nburst = auto\nlatency_target_us = 0\n" TAIL,
+	  { "@:3: [pipeline] latency_target_us = '0'", "1 to 1000000" } },
+	{ "latency_percentile_100",
+	  "[pipeline]\nburst = auto\nlatency_percentile = 100\n" TAIL,
+	  { "@:3: [pipeline] latency_percentile = '100'", "above 0 and below 100" } },
+	{ "latency_percentile_zero",
+	  "[pipeline]\nburst = auto\nlatency_percentile = 0\n" TAIL,
+	  { "@:3: [pipeline] latency_percentile = '0'", "above 0 and below 100" } },
+	{ "latency_percentile_text",
+	  "[pipeline]\nburst = auto\nlatency_percentile = 99.99%\n" TAIL,
+	  { "@:3: [pipeline] latency_percentile = '99.99%'", "e.g. 99.99" } },
+	{ "latency_percentile_nan",
+	  "[pipeline]\nburst = auto\nlatency_percentile = nan\n" TAIL,
+	  { "@:3: [pipeline] latency_percentile = 'nan'" } },
+	{ "burst_auto_no_latency",
+	  "[pipeline]\nlatency = no\nburst = auto\n" TAIL,
+	  { "@:3: [pipeline] burst = 'auto'", "needs latency = yes" } },
+	{ "burst_auto_hw_clock",
+	  "[pipeline]\nburst = auto\nlatency_clock = hw\n" TAIL,
+	  { "@:2: [pipeline] burst = 'auto'", "needs latency_clock = tsc" } },
 	{ "prefetch_too_big",
 	  "[pipeline]\nprefetch_distance = 33\n" TAIL,
 	  { "@:2: [pipeline] prefetch_distance = '33'", "0 (off) to 32", "or auto" } },
@@ -897,6 +942,72 @@ test_prefetch_auto(void **state)
 	}
 }
 
+/* burst = auto: defaults, the largest burst sizes what the burst sizes,
+ * --check-config shows the keys; a fixed burst shows none of them. */
+static void
+test_burst_auto(void **state)
+{
+	static const struct {
+		const char *pipeline;
+		uint16_t burst, min, max, prefetch;
+		uint32_t target;
+		double pct;
+		const char *dumped;
+	} cases[] = {
+		{ "burst = auto\n", 256, 4, 256, 32, 50, 99.99,
+		  "burst = auto\nburst_min = 4\nburst_max = 256\nlatency_target_us = 50\n"
+		  "latency_percentile = 99.99\n" },
+		{ "burst = auto\nburst_min = 16\nburst_max = 16\nlatency_target_us = 20\n"
+		  "latency_percentile = 99.9999\n",
+		  16, 16, 16, 8, 20, 99.9999,
+		  "burst = auto\nburst_min = 16\nburst_max = 16\nlatency_target_us = 20\n"
+		  "latency_percentile = 99.9999\n" },
+		{ "burst_max = 64\nlatency_percentile = 50\nburst = auto\n", 64, 4, 64, 32, 50, 50,
+		  "burst_max = 64\nlatency_target_us = 50\nlatency_percentile = 50\n" },
+	};
+	char text[512], dump[4096];
+	struct lf_config *cfg;
+	unsigned int i;
+	FILE *f;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		cfg = calloc(1, sizeof(*cfg));
+		assert_non_null(cfg);
+		snprintf(text, sizeof(text), "[pipeline]\n%s" TAIL, cases[i].pipeline);
+		load_valid(cfg, "", "burst_auto.ini", text, text);
+		assert_true(cfg->pipeline.burst_auto);
+		assert_int_equal(cfg->pipeline.burst, cases[i].burst);
+		assert_int_equal(cfg->pipeline.burst_min, cases[i].min);
+		assert_int_equal(cfg->pipeline.burst_max, cases[i].max);
+		assert_int_equal(cfg->pipeline.prefetch_distance, cases[i].prefetch);
+		assert_int_equal(cfg->pipeline.latency_target_us, cases[i].target);
+		assert_true(cfg->pipeline.latency_percentile == cases[i].pct);
+		f = fmemopen(dump, sizeof(dump), "w");
+		assert_non_null(f);
+		config_dump(cfg, f);
+		fclose(f);
+		if (strstr(dump, cases[i].dumped) == NULL)
+			fail_msg("case %u: '%s' not in '%s'", i, cases[i].dumped, dump);
+		config_free(cfg);
+		free(cfg);
+	}
+	cfg = calloc(1, sizeof(*cfg));
+	assert_non_null(cfg);
+	load_valid(cfg, "", "burst_fixed.ini", "[pipeline]\nburst = 64\n" TAIL, "burst = 64");
+	assert_false(cfg->pipeline.burst_auto);
+	assert_int_equal(cfg->pipeline.burst, 64);
+	f = fmemopen(dump, sizeof(dump), "w");
+	assert_non_null(f);
+	config_dump(cfg, f);
+	fclose(f);
+	assert_non_null(strstr(dump, "[pipeline]\nburst = 64\n"));
+	assert_null(strstr(dump, "burst_max"));
+	assert_null(strstr(dump, "latency_target_us"));
+	config_free(cfg);
+	free(cfg);
+}
+
 static void
 test_fib_lookup_key(void **state)
 {
@@ -1614,6 +1725,7 @@ main(void)
 		cmocka_unit_test(test_small_error_buffer),
 		cmocka_unit_test(test_minimal_defaults),
 		cmocka_unit_test(test_prefetch_auto),
+		cmocka_unit_test(test_burst_auto),
 		cmocka_unit_test(test_fib_lookup_key),
 		cmocka_unit_test(test_full_file),
 		cmocka_unit_test(test_relative_route_paths),

@@ -390,6 +390,7 @@ test_render(void **state)
 	struct fake f;
 	char line[256];
 	const char *page;
+	unsigned int i;
 
 	(void)state;
 	fake_app(&f);
@@ -432,9 +433,32 @@ test_render(void **state)
 	has_line(page, "lanefwd_worker_latency_seconds_bucket{worker=\"3\",le=\"2.5e-06\"} 900");
 	has_line(page, "lanefwd_worker_latency_seconds_count{worker=\"3\"} 900");
 	has_line(page, "lanefwd_worker_latency_seconds_count{worker=\"5\"} 0");
-	/* No ports, no UPF: no samples of theirs. */
+	/* No ports, no UPF: no samples of theirs; a fixed burst: no controller. */
 	assert_null(strstr(page, "lanefwd_port_rx_packets_total{"));
 	assert_null(strstr(page, "lanefwd_upf_"));
+	assert_null(strstr(page, "lanefwd_worker_burst"));
+	prom_buf_free(&b);
+
+	/* burst = auto: each worker's burst, verdicts and decisions. */
+	for (i = 0; i < 2; i++) {
+		f.w[i]->burst_auto = true;
+		f.w[i]->bc.cur = 64 << i;
+		f.w[i]->bc.st.packets = 1000;
+		f.w[i]->bc.st.misses = 3;
+		f.w[i]->bc.st.grown = 9;
+		f.w[i]->bc.st.shrunk = 1;
+		f.w[i]->bc.st.decayed = 2 + i;
+	}
+	assert_int_equal(prom_render(f.app, 1000000000, &b), 0);
+	page = text(&b);
+	check_format(page);
+	has_line(page, "lanefwd_worker_burst{worker=\"3\"} 64");
+	has_line(page, "lanefwd_worker_burst{worker=\"5\"} 128");
+	has_line(page, "lanefwd_worker_burst_packets_total{worker=\"3\"} 1000");
+	has_line(page, "lanefwd_worker_burst_misses_total{worker=\"5\"} 3");
+	has_line(page, "lanefwd_worker_burst_decisions_total{worker=\"5\",decision=\"grown\"} 9");
+	has_line(page, "lanefwd_worker_burst_decisions_total{worker=\"3\",decision=\"shrunk\"} 1");
+	has_line(page, "lanefwd_worker_burst_decisions_total{worker=\"5\",decision=\"decayed\"} 3");
 	prom_buf_free(&b);
 
 	/* Without latency recording, no histogram family at all. */

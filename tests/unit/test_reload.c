@@ -439,6 +439,18 @@ test_reload_under_rcu(void **state)
 	/* The worker saw at least the generations it was made to wait for. */
 	assert_true(fw.gens_seen >= good / 2);
 	assert_int_equal(fw.last_gen, gen);
+
+	/* burst = auto and its keys are [pipeline]: a reload refuses them and
+	 * says a restart applies them. */
+	write_conf(gen, false);
+	{
+		FILE *f = fopen(conf_path, "a");
+
+		assert_non_null(f);
+		assert_true(fputs("[pipeline]\nburst = auto\nlatency_target_us = 20\n", f) >= 0);
+		assert_int_equal(fclose(f), 0);
+	}
+	expect_rejected("burst = auto", "[pipeline] changed", "needs a restart");
 }
 
 static int
