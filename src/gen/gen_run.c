@@ -105,10 +105,12 @@ gen_tx_poll(struct gen_txer *t, uint64_t now)
 		if (t->n_pend != 0) {
 			if (!stop || now < t->t_give_up)
 				return false;
-			/* The PMD refused them until the end: not sent. */
+			/* The PMD refused them until the end: not sent, and nothing
+			 * more is built (what is still due was never offered). */
 			GEN_STAT_ADD(t->st.unsent, t->n_pend - t->pend_off);
 			rte_pktmbuf_free_bulk(t->pend + t->pend_off, t->n_pend - t->pend_off);
 			t->n_pend = t->pend_off = 0;
+			return true;
 		}
 	}
 	if (*t->quit || (stop && t->pps == 0))

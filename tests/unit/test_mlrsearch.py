@@ -10,8 +10,7 @@ import unittest
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
-import mlrsearch  # noqa: E402
-from mlrsearch import FAIL, INVALID, PASS, Goal, Search, classify  # noqa: E402
+from mlrsearch import FAIL, INVALID, PASS, Search, classify  # noqa: E402
 
 
 def trial(tx=1000000, rx=None, refused=0, target=1000000, tx_pps=None, fwd=1.0, gen=1.0):
@@ -51,6 +50,16 @@ class Classify(unittest.TestCase):
         # Behind schedule with nothing refused: the load was never offered.
         self.assertEqual(classify(trial(tx_pps=900000), 0.0, 0.98)[0], INVALID)
         self.assertEqual(classify(trial(tx=0), 0.0, 0.98)[0], INVALID)
+        # A few ms off the CPU fail a trial long before they show in a share:
+        # with max_wait_ms a failure after such a wait is invalid, a pass stays.
+        t = trial(rx=999990)
+        t.update(fwd_wait_ms=3.0, gen_wait_ms=0.1)
+        self.assertEqual(classify(t, 0.0, 0.98)[0], FAIL)
+        c, why = classify(t, 0.0, 0.98, max_wait_ms=0.5)
+        self.assertEqual(c, INVALID)
+        self.assertIn("fwd waited 3.00 ms", why)
+        t.update(rx=t["tx"])
+        self.assertEqual(classify(t, 0.0, 0.98, max_wait_ms=0.5)[0], PASS)
         # Unknown shares never make a trial invalid.
         self.assertEqual(classify(trial(rx=1, fwd=None, gen=None), 0.0, 0.98)[0], FAIL)
 
