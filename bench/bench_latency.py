@@ -1239,6 +1239,49 @@ mac = 02:00:00:00:00:01
             L.append("")
         return L
 
+    def anatomy_section(self):
+        """What each configuration's unpaced trials show: the forwarder's
+        capacity through memif, what held the generator, how full its polls were."""
+        L = ["## What burst does: the unpaced trials\n"]
+        L.append("Per configuration, over the valid unpaced (initial) trials of its searches "
+                 "(medians): what the generator sent and got back, how much the forwarder's "
+                 "RX ring refused, lanefwd's own counters over the trial (RX packets per busy "
+                 "poll, polls that came back full, drops by reason). With the generator "
+                 "unpaced the forwarder is saturated when anything is refused: its packets "
+                 "per poll then say what its burst really is.\n")
+        L.append("| configuration | unpaced trials | sent Mpps | received Mpps | refused % | "
+                 "pkts / busy poll | full polls % | lanefwd drops |")
+        L.append("|---|---:|---:|---:|---:|---:|---:|---|")
+        for f in self.fwds:
+            un = [s["unpaced"] for s in f.searches if s.get("unpaced") and s["unpaced"]["valid"]]
+            if not un:
+                continue
+            med = statistics.median
+            ppp, full, drops = [], [], {}
+            for u in un:
+                c = u.get("fwd_counters") or {}
+                if c.get("busy_polls"):
+                    ppp.append(c.get("rx_packets", 0) / c["busy_polls"])
+                    if isinstance(f.burst, int):
+                        top = [k for k in c if k.startswith("burst_") and
+                               (k == "burst_%d" % f.burst or k.startswith("burst_%d_" % f.burst)
+                                or k.endswith("_%d" % (f.burst * 2 - 1)))]
+                        full.append(100.0 * sum(c[k] for k in top) / c["busy_polls"])
+                for k, v in c.items():
+                    if k.startswith("drop_"):
+                        drops[k[5:]] = drops.get(k[5:], 0) + v
+            L.append("| %s | %d | %.3f | %.3f | %.4f | %s | %s | %s |" % (
+                f.label, len(un), med(u["tx_pps"] for u in un) / 1e6,
+                med(u["rx_pps"] for u in un) / 1e6,
+                100 * med(u.get("refused_ratio", 0) for u in un),
+                "%.1f" % med(ppp) if ppp else "-", "%.0f" % med(full) if full else "-",
+                ", ".join("%s %d" % kv for kv in sorted(drops.items())) or
+                ("none" if f.kind == "lanefwd" else "-")))
+        L.append("")
+        if getattr(self, "findings", None):
+            L.append(self.findings.rstrip() + "\n")
+        return L
+
     def search_listing(self):
         L = ["MLRsearches (every trial: offered Mpps or `u` unpaced, duration s, NDR/PDR "
              "class p/f or `inv`, with loss % and refused % of what was sent):\n"]
@@ -1281,6 +1324,7 @@ mac = 02:00:00:00:00:01
             L.append("")
         L += self.throughput_section()
         L += self.repeat_section()
+        L += self.anatomy_section()
         L.append("## Latency against burst\n")
         L.append("Offered loads: %s of the reference NDR (%s, %.3f Mpps), the same "
                  "absolute rates for every burst and for l3fwd. Each load is one generator "
@@ -1526,6 +1570,14 @@ mac = 02:00:00:00:00:01
             log("kept %s" % self.tmp)
 
 
+def read_findings(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
 def floats(x):
     return [float(v) for v in x.split(",")]
 
@@ -1597,6 +1649,11 @@ def main():
     ap.add_argument("--compare", action="append", default=[], metavar="RESULTS_JSON",
                     help="earlier runs' results.json: the report compares this run's medians "
                     "with theirs (repeatability); may repeat")
+    ap.add_argument("--findings", metavar="MARKDOWN",
+                    default=os.path.join(ROOT, "docs", "benchmarks-latency", "findings.md"),
+                    help="what the burst investigation found, included in the report under "
+                    "the unpaced-trial table (default docs/benchmarks-latency/findings.md, "
+                    "when it exists)")
     ap.add_argument("--report", metavar="RESULTS_JSON",
                     help="run nothing: rewrite the report (--doc, default "
                     "docs/benchmarks-latency.md) and its plots from a results.json")
@@ -1608,6 +1665,7 @@ def main():
         b = LatBench.from_json(a.report)
         b.compare = [LatBench.from_json(c) for c in a.compare]
         b.compare_paths = a.compare
+        b.findings = read_findings(a.findings)
         doc = a.doc or os.path.join(ROOT, "docs", "benchmarks-latency.md")
         outdir = os.path.splitext(doc)[0]
         os.makedirs(outdir, exist_ok=True)
@@ -1660,6 +1718,7 @@ def main():
     b.command = argv_shown
     b.compare = [LatBench.from_json(c) for c in a.compare]
     b.compare_paths = a.compare
+    b.findings = read_findings(a.findings)
     t0 = time.monotonic()
 
     def on_signal(sig, frame):
