@@ -37,7 +37,6 @@ import fcntl
 import json
 import os
 import re
-import select
 import shlex
 import statistics
 import shutil
@@ -241,21 +240,12 @@ class TrialServer:
         self.buf = b""
 
     def line(self, timeout):
-        end = time.monotonic() + timeout
-        while b"\n" not in self.buf:
-            left = end - time.monotonic()
-            if left <= 0:
-                raise Fail("lanefwd-gen --trials: no answer within %.0f s" % timeout)
-            r, _, _ = select.select([self.p.stdout], [], [], left)
-            if r:
-                chunk = os.read(self.p.stdout.fileno(), 65536)
-                if not chunk:
-                    raise Fail("lanefwd-gen --trials exited (status %s)" % self.p.wait())
-                self.log.write(chunk)
-                self.log.flush()
-                self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return line.decode(errors="replace")
+        try:
+            line, self.buf = bench.read_line(self.p.stdout, self.buf, timeout, self.log.write)
+        except RuntimeError as e:
+            raise Fail("lanefwd-gen --trials: %s (status %s)" % (e, self.p.poll()))
+        self.log.flush()
+        return line
 
     def ready(self, timeout=40):
         while "--trials: ready" not in self.line(timeout):
@@ -906,6 +896,12 @@ mac = 02:00:00:00:00:01
                             "crashes": f.crashes, "cmd": f.cmd_shown, "conf": f.conf_shown}
                            for f in self.fwds],
         }
+
+    def set_report_inputs(self, a):
+        """Earlier runs to compare with (--compare) and the findings text."""
+        self.compare = [LatBench.from_json(c) for c in a.compare]
+        self.compare_paths = a.compare
+        self.findings = read_findings(a.findings)
 
     @classmethod
     def from_json(cls, path):
@@ -1663,9 +1659,7 @@ def main():
     a = ap.parse_args()
     if a.report:
         b = LatBench.from_json(a.report)
-        b.compare = [LatBench.from_json(c) for c in a.compare]
-        b.compare_paths = a.compare
-        b.findings = read_findings(a.findings)
+        b.set_report_inputs(a)
         doc = a.doc or os.path.join(ROOT, "docs", "benchmarks-latency.md")
         outdir = os.path.splitext(doc)[0]
         os.makedirs(outdir, exist_ok=True)
@@ -1716,9 +1710,7 @@ def main():
     os.chdir(ROOT)
     b = LatBench(a)
     b.command = argv_shown
-    b.compare = [LatBench.from_json(c) for c in a.compare]
-    b.compare_paths = a.compare
-    b.findings = read_findings(a.findings)
+    b.set_report_inputs(a)
     t0 = time.monotonic()
 
     def on_signal(sig, frame):
