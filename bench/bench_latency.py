@@ -13,22 +13,31 @@ lcore 0 (CPU 0, shared with the forwarder's main lcore / control threads),
 sends 64-byte UDP/IPv4 frames to 198.18.1.0/24 on a and receives them on b.
 Both forwarders route 198.18.1.0/24 out of b (l3fwd's built-in route).
 
-Per forwarder configuration (lanefwd at each burst, then l3fwd):
-  1. start it; NDR search with lanefwd-gen --search (loss <= --ndr-loss %);
+Configurations: lanefwd at each burst (and burst = auto when lanefwd
+--check-config takes it), then l3fwd.
+  1. throughput: --searches MLRsearches per configuration (bench/mlrsearch.py:
+     NDR and PDR together, phases of growing trial duration, the final rates
+     repeated), interleaved round robin across configurations; each search
+     is one fresh forwarder and one lanefwd-gen --trials process, and every
+     trial is classified pass / fail / invalid from its loss, the
+     generator's refused TX (backpressure: the forwarder's limit) and the
+     CPU time both processes had during it (/proc/PID/task/TID/schedstat);
+     invalid trials are re-run. Reported: median and min-max per goal;
   2. offered loads: --loads percent of the reference NDR (lanefwd at burst
-     32, measured first), the same absolute rates for every configuration;
-     one generator run per load: --warmup s, then a --window s measured
-     window. lanefwd's /lanefwd/latency is reset right after a histogram
-     collection at the start of the window and read after the run, so its
-     since-reset percentiles cover the window (and at most the few ms of
-     warm-up between the collection and the reset);
+     32, its median), the same absolute rates for every configuration; one
+     generator run per load: --warmup s, then a --window s measured window.
+     lanefwd's /lanefwd/latency is reset right after a histogram collection
+     at the start of the window and read after the run, so its since-reset
+     percentiles cover the window (and at most the few ms of warm-up between
+     the collection and the reset);
   3. during each window: the CPU time of the forwarding thread and of the
-     generator (/proc/PID/task/TID/schedstat); a window in which either had
-     a CPU less than --min-share of the time is marked contended.
+     generator; a window in which either had a CPU less than --min-share of
+     the time is marked contended.
 
-Each forwarder's runs hold /tmp/lanefwd-bench.lock (flock), so that only one
-benchmark runs at a time on the machine. Exit status 1 when any run fails or
-the generator loses more than --ndr-loss percent at the lowest load (after
+Each search and each forwarder's latency runs hold /tmp/lanefwd-bench.lock
+(flock), so that only one benchmark runs at a time on the machine. Exit
+status 1 when any run fails, lanefwd at burst 32 has no complete search, or
+the generator loses more than --pdr-loss percent at the lowest load (after
 --retries reruns).
 """
 import argparse
