@@ -59,12 +59,18 @@ def classify(trial, loss_ratio, min_share, short=0.98, max_wait_ms=None):
     each process had a CPU; None when unknown), fwd_wait_ms / gen_wait_ms
     (time each busy-polling thread spent runnable but off its CPU: one
     descheduling of a few ms overflows a ring long before it shows in a
-    share; with max_wait_ms, more than that makes a failure invalid)."""
+    share; with max_wait_ms, more than that makes a failure invalid),
+    tester_loss (packets the forwarder dropped because its TX ring toward
+    the generator was full: a failure made only of those is invalid)."""
     tx = trial.get("tx", 0)
     if tx <= 0:
         return INVALID, "nothing sent"
     lost = max(0, tx - trial.get("rx", 0))
     refused = trial.get("tx_refused", 0)
+    # Lost on the way back to the generator (the forwarder's TX ring toward
+    # it was full: the generator's RX did not keep up), when the forwarder
+    # says so: the tester's limit, not the forwarder's.
+    tester = min(lost, trial.get("tester_loss") or 0)
     over = []
     if lost > loss_ratio * tx:
         over.append("loss %.4f%%" % (100.0 * lost / tx))
@@ -78,14 +84,20 @@ def classify(trial, loss_ratio, min_share, short=0.98, max_wait_ms=None):
         low += ["%s waited %.2f ms" % (k, trial[k + "_wait_ms"]) for k in ("fwd", "gen")
                 if trial.get(k + "_wait_ms") is not None and trial[k + "_wait_ms"] > max_wait_ms]
     if behind:
-        # Nothing refused, yet the load was not offered: the generator itself
-        # was short of CPU. Neither a pass nor the forwarder's failure.
-        return INVALID, "generator behind schedule (%.3f of %.3f Mpps, nothing refused)%s" % (
-            trial.get("tx_pps", 0) / 1e6, target / 1e6, "; " + ", ".join(low) if low else "")
+        why = "generator behind schedule (%.3f of %.3f Mpps, nothing refused)" % (
+            trial.get("tx_pps", 0) / 1e6, target / 1e6)
+        if low:
+            return INVALID, "%s; %s" % (why, ", ".join(low))
+        # It had its CPU and still could not send the load: beyond what this
+        # generator can offer, the top of what the harness can measure.
+        return FAIL, why + ": the generator's own limit"
     if not over:
         return PASS, "within %g%%" % (100 * loss_ratio)
     if low:
         return INVALID, "%s while descheduled (%s)" % (", ".join(over), ", ".join(low))
+    if refused <= loss_ratio * tx and lost - tester <= loss_ratio * tx:
+        return INVALID, "%s, %d of them lost toward the generator (its RX did not keep up)" % (
+            ", ".join(over), tester)
     return FAIL, ", ".join(over)
 
 
@@ -215,7 +227,14 @@ class Search:
         last = n - 1
         for g in self.goals:
             lb, ub = hints[g.name]
+            at_ub = [t for t in self.trials if t["valid"] and t["load"] == ub and
+                     t["phase"] == last and t["class"][g.name] == FAIL]
             self.results[g.name] = {
+                # Every failure at the upper bound was the generator falling
+                # behind with nothing refused: the harness's limit, not the
+                # forwarder's.
+                "generator_limit": bool(at_ub) and all(
+                    "generator's own limit" in t["why"] for t in at_ub),
                 "load": lb, "upper": ub, "loss_ratio": g.loss_ratio,
                 "width": (ub - lb) / ub if ub and lb else None,
                 "max_load": self.max_load,

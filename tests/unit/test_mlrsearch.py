@@ -48,7 +48,21 @@ class Classify(unittest.TestCase):
         # Passed while descheduled: still a pass (it carried the load anyway).
         self.assertEqual(classify(trial(fwd=0.5), 0.0, 0.98)[0], PASS)
         # Behind schedule with nothing refused: the load was never offered.
-        self.assertEqual(classify(trial(tx_pps=900000), 0.0, 0.98)[0], INVALID)
+        # Invalid when the generator was descheduled; its own limit otherwise.
+        self.assertEqual(classify(trial(tx_pps=900000, gen=0.9), 0.0, 0.98)[0], INVALID)
+        c, why = classify(trial(tx_pps=900000), 0.0, 0.98)
+        self.assertEqual(c, FAIL)
+        self.assertIn("generator's own limit", why)
+        # Lost only toward the generator (the forwarder's TX ring to it was
+        # full): the tester's RX limit, invalid; any other loss is a failure.
+        t = trial(rx=999000)
+        t["tester_loss"] = 1000
+        self.assertEqual(classify(t, 0.0, 0.98)[0], INVALID)
+        t["tester_loss"] = 999
+        self.assertEqual(classify(t, 0.0, 0.98)[0], FAIL)
+        t["tester_loss"] = 1000
+        t["tx_refused"] = 5
+        self.assertEqual(classify(t, 0.0, 0.98)[0], FAIL)
         self.assertEqual(classify(trial(tx=0), 0.0, 0.98)[0], INVALID)
         # A few ms off the CPU fail a trial long before they show in a share:
         # with max_wait_ms a failure after such a wait is invalid, a pass stays.
