@@ -70,7 +70,7 @@ DST_IP = "198.18.1.1"     # l3fwd's built-in 198.18.1.0/24 -> port 1
 # (l2_not_ours), so the generator sends to this one.
 PORT_A_MAC = "02:00:00:00:aa:0a"
 SETTINGS = ("window", "warmup", "ndr_loss", "pdr_loss", "flows", "min_share", "max_wait_ms",
-            "search_rsize",
+            "search_rsize", "search_budget", "max_invalid",
             "retries",
             "max_wait", "bursts", "loads", "lock", "searches", "durations", "widths",
             "initial", "final_trials", "trial_warmup", "trial_drain", "auto")
@@ -536,7 +536,7 @@ mac = 02:00:00:00:00:01
         a = self.a
         return dict(goals=[mlrsearch.Goal("NDR", a.ndr_loss / 100.0),
                            mlrsearch.Goal("PDR", a.pdr_loss / 100.0)],
-                    min_share=a.min_share, max_wait_ms=a.max_wait_ms,
+                    min_share=a.min_share, max_wait_ms=a.max_wait_ms, max_invalid=a.max_invalid,
                     durations=a.durations, widths=a.widths,
                     initial_duration=a.initial, final_trials=a.final_trials)
 
@@ -817,10 +817,18 @@ mac = 02:00:00:00:00:01
         with BenchLock(a.lock):
             self.run_loopback()
         # 1. Throughput: --searches MLRsearches per configuration, interleaved.
+        t0 = time.monotonic()
+        self.skipped = []
         for rep in range(a.searches):
             log("== search round %d of %d" % (rep + 1, a.searches))
             for f in self.search_order(rep):
                 if f.error:
+                    continue
+                if rep > 0 and time.monotonic() - t0 > a.search_budget * 60:
+                    # A busy machine makes invalid trials, and re-running them
+                    # takes time: past the budget, later rounds are cut short
+                    # (the first always runs whole) and the report says so.
+                    self.skipped.append((f.label, rep + 1))
                     continue
                 try:
                     with BenchLock(a.lock):
@@ -908,6 +916,7 @@ mac = 02:00:00:00:00:01
             "elapsed_s": self.elapsed, "machine": self.machine_rows,
             "commands": self.commands, "loopback": self.loopback,
             "ref_ndr": self.ref_ndr, "loads": self.loads, "failures": self.failures,
+            "skipped": getattr(self, "skipped", []),
             "settings": {k: getattr(self.a, k) for k in SETTINGS},
             "forwarders": [{"key": f.key, "label": f.label, "kind": f.kind, "burst": f.burst,
                             "error": f.error, "searches": f.searches, "runs": f.runs,
@@ -930,6 +939,7 @@ mac = 02:00:00:00:00:01
         b.a = argparse.Namespace(**j["settings"])
         for k in ("date", "command", "loopback", "ref_ndr", "loads", "failures", "commands"):
             setattr(b, k, j[k])
+        b.skipped = j.get("skipped", [])
         b.git_head, b.elapsed, b.machine_rows = j["git"], j["elapsed_s"], j["machine"]
         b.fwds = []
         for x in j["forwarders"]:
@@ -1538,6 +1548,12 @@ mac = 02:00:00:00:00:01
                      "ring refused part of what the unpaced generator offered (the "
                      "\"what held it\" column), so the highest load is the forwarder's, "
                      "not the generator's.")
+        skipped = getattr(self, "skipped", None) or []
+        if skipped:
+            L.append("* **Searches not run:** the searches took longer than their budget "
+                     "(%g min; invalid trials are re-run), so %d were not started: %s." % (
+                         a.search_budget, len(skipped), ", ".join(
+                             "%s round %d" % x for x in skipped)))
         inv = sum(s["n_invalid"] for f in self.fwds for s in f.searches)
         tot = sum(s["n_trials"] for f in self.fwds for s in f.searches)
         L.append("* **Invalid trials:** %d of %d search trials were invalid (failed while a "
@@ -1647,6 +1663,12 @@ def main():
                     help="log2 of the memif ring size during the searches (the client sets "
                     "it; default 12, 4096 slots, as the latency runs; 14 made the unpaced "
                     "generator ten times slower through memif here)")
+    ap.add_argument("--search-budget", type=float, default=12,
+                    help="minutes for all the searches: past it, no further search starts "
+                    "after the first round (default 12)")
+    ap.add_argument("--max-invalid", type=int, default=16,
+                    help="invalid trials after which a search gives up, incomplete (default "
+                    "16)")
     ap.add_argument("--retries", type=int,
                     help="reruns of a contended latency window or of loss at the lowest "
                     "load (default 1)")
