@@ -618,13 +618,9 @@ mac = 02:00:00:00:00:01
             # Runqueue waits in ms; the generator's net of what the
             # forwarder's own control threads took from it.
             t["fwd_wait_ms"] = t["fwd_wait"] * win * 1e3
-            # The generator's wait is not checked: lanefwd's lf-neigh wakes
-            # about 7,000 times a second on its CPU, and each preemption
-            # costs it a little more than lf-neigh's own run time, so its
-            # runqueue wait is never near 0 under lanefwd. Its share, net
-            # of that, is (gen_share); the loss that its lateness causes
-            # shows as lanefwd's drop_tx_full (tester_loss).
-            t["gen_net_wait_ms"] = max(0.0, t["gen_wait"] - t["sut_ctrl_share"]) * win * 1e3
+            # Net of what the forwarder's own threads took (none once
+            # ctrl_to_fwd_cpu moved them off the generator's CPU).
+            t["gen_wait_ms"] = max(0.0, t["gen_wait"] - t["sut_ctrl_share"]) * win * 1e3
             t["window_s"] = win
             use, top = others(o0, o1, win, self.ours(pid, tel) | {srv.p.pid})
             t["others"] = {str(k): round(v, 3) for k, v in use.items()}

@@ -205,10 +205,28 @@ class Search:
         return lb, ub, undecided
 
     # ------------------------------------------------------------- the search
+    def _disturbed(self, t):
+        """Either process descheduled during a trial (whatever its result)."""
+        for k in ("fwd", "gen"):
+            sh, w = t.get(k + "_share"), t.get(k + "_wait_ms")
+            if (sh is not None and sh < self.min_share) or (
+                    self.max_wait_ms is not None and w is not None and w > self.max_wait_ms):
+                return True
+        return False
+
     def run(self, measure):
-        t = self._measure(measure, None, self.initial_duration, -1)
-        if t is None:
-            return self.summary()
+        # The initial unpaced trial sets the highest load: one that passed
+        # while a process was descheduled only shows how slow the generator
+        # was then, so it too is re-run (and counted invalid).
+        while True:
+            t = self._measure(measure, None, self.initial_duration, -1)
+            if t is None:
+                return self.summary()
+            if not self._disturbed(t):
+                break
+            t["valid"] = False
+            t["why"] = "initial trial while descheduled: it cannot set the highest load"
+            self.log("  (initial trial disturbed: re-run)")
         self.unpaced = t
         if self.max_load is None:
             self.max_load = int(t.get("tx_pps", 0))

@@ -200,6 +200,23 @@ class SearchTest(unittest.TestCase):
             self.assertEqual(r["load"], 9_000_000)
         self.assertEqual(res["unpaced"]["class"]["NDR"], PASS)
 
+    def test_disturbed_initial_trial_is_rerun(self):
+        # The first unpaced trial passed at a third of the rate while the
+        # generator was descheduled: it must not set the highest load.
+        sut = Sut(self.C0, self.C1)
+        real = sut.__call__
+
+        def measure(load, d):
+            t = real(load, d)
+            if sut.n == 1:
+                t.update(tx=t["tx"] // 3, rx=t["tx"] // 3, tx_refused=0, tx_pps=t["tx_pps"] / 3,
+                         gen_share=0.5)
+            return t
+        res = search().run(measure)
+        self.assertEqual(res["n_invalid"], 1)
+        self.assertEqual(res["max_load"], int(self.C1 * 1.1))
+        self.check(res, sut)
+
     def test_gives_up_when_always_descheduled(self):
         sut = Sut(self.C0, self.C1, inject=lambda n: n > 1)
         res = Search(durations=(0.5, 1.0), widths=(0.04, 0.02), max_invalid=5).run(sut)
