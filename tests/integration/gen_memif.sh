@@ -79,9 +79,12 @@ gen_run() {
 	lf_tel_save /lanefwd/stats "$D/$name.stats0.json"
 	lf_tel_save /lanefwd/workers "$D/$name.workers0.json"
 	lf_tel_save /lanefwd/latency_reset "$D/$name.reset.json"
+	# rsize=14: 16384-slot rings hold 0.8 s of this rate, so a generator
+	# descheduled that long on a loaded 2-vCPU machine does not make
+	# lanefwd's TX to it overflow (CI once saw tx_full 33 with 4096 slots).
 	timeout 120 "$GEN" -l 0 --no-pci --no-huge -m 512 --file-prefix "${LF_PREFIX}g" \
-		--vdev "net_memif0,role=client,socket=$D/a.sock,socket-abstract=no,rsize=12" \
-		--vdev "net_memif1,role=client,socket=$D/b.sock,socket-abstract=no,rsize=12" \
+		--vdev "net_memif0,role=client,socket=$D/a.sock,socket-abstract=no,rsize=14" \
+		--vdev "net_memif1,role=client,socket=$D/b.sock,socket-abstract=no,rsize=14" \
 		-- --rate $RATE --duration $DUR --drain 1 --quiet --json "$D/$name.gen.json" \
 		--linger 60 "$@" > "$D/$name.gen.log" 2>&1 &
 	gen_pid=$!
