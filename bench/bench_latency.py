@@ -615,9 +615,16 @@ mac = 02:00:00:00:00:01
                 max(0, f1[tid][0] - f0[tid][0]) for tid in f1
                 if tid != ftid and tid in f0 and f1[tid][2] == GEN_CPU) / 1e9 / win
             t["gen_share"] = min(1.0, t["gen_share_raw"] + t["sut_ctrl_share"])
+            # The same on the forwarding CPU, where ctrl_to_fwd_cpu put them:
+            # the forwarder's own control plane is its cost, not noise.
+            t["sut_own_share"] = sum(
+                max(0, f1[tid][0] - f0[tid][0]) for tid in f1
+                if tid != ftid and tid in f0 and f1[tid][2] == FWD_CPU) / 1e9 / win
+            t["fwd_share_raw"] = t["fwd_share"]
+            t["fwd_share"] = min(1.0, t["fwd_share"] + t["sut_own_share"])
             # Runqueue waits in ms; the generator's net of what the
             # forwarder's own control threads took from it.
-            t["fwd_wait_ms"] = t["fwd_wait"] * win * 1e3
+            t["fwd_wait_ms"] = max(0.0, t["fwd_wait"] - t["sut_own_share"]) * win * 1e3
             # Net of what the forwarder's own threads took (none once
             # ctrl_to_fwd_cpu moved them off the generator's CPU).
             t["gen_wait_ms"] = max(0.0, t["gen_wait"] - t["sut_ctrl_share"]) * win * 1e3
