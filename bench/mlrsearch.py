@@ -80,9 +80,12 @@ def classify(trial, loss_ratio, min_share, short=0.98, max_wait_ms=None):
     behind = target and trial.get("tx_pps", 0) < short * target and refused == 0
     low = ["%s %.3f" % (k, trial[k + "_share"]) for k in ("fwd", "gen")
            if trial.get(k + "_share") is not None and trial[k + "_share"] < min_share]
-    if max_wait_ms is not None:
-        low += ["%s waited %.2f ms" % (k, trial[k + "_wait_ms"]) for k in ("fwd", "gen")
-                if trial.get(k + "_wait_ms") is not None and trial[k + "_wait_ms"] > max_wait_ms]
+    # The forwarding thread is alone on its CPU: any runqueue wait there is a
+    # descheduling. The generator shares its CPU with the driver and the
+    # telemetry client (about 1.5% of a trial, in short waits), so it is
+    # judged by its share only.
+    if max_wait_ms is not None and (trial.get("fwd_wait_ms") or 0) > max_wait_ms:
+        low.append("fwd waited %.2f ms" % trial["fwd_wait_ms"])
     if behind:
         why = "generator behind schedule (%.3f of %.3f Mpps, nothing refused)" % (
             trial.get("tx_pps", 0) / 1e6, target / 1e6)
@@ -208,11 +211,10 @@ class Search:
     def _disturbed(self, t):
         """Either process descheduled during a trial (whatever its result)."""
         for k in ("fwd", "gen"):
-            sh, w = t.get(k + "_share"), t.get(k + "_wait_ms")
-            if (sh is not None and sh < self.min_share) or (
-                    self.max_wait_ms is not None and w is not None and w > self.max_wait_ms):
+            sh = t.get(k + "_share")
+            if sh is not None and sh < self.min_share:
                 return True
-        return False
+        return self.max_wait_ms is not None and (t.get("fwd_wait_ms") or 0) > self.max_wait_ms
 
     def run(self, measure):
         # The initial unpaced trial sets the highest load: one that passed

@@ -67,13 +67,16 @@ class Classify(unittest.TestCase):
         # A few ms off the CPU fail a trial long before they show in a share:
         # with max_wait_ms a failure after such a wait is invalid, a pass stays.
         t = trial(rx=999990)
-        t.update(fwd_wait_ms=3.0, gen_wait_ms=0.1)
+        t.update(fwd_wait_ms=3.0, gen_wait_ms=30.0)
         self.assertEqual(classify(t, 0.0, 0.98)[0], FAIL)
         c, why = classify(t, 0.0, 0.98, max_wait_ms=0.5)
         self.assertEqual(c, INVALID)
         self.assertIn("fwd waited 3.00 ms", why)
         t.update(rx=t["tx"])
         self.assertEqual(classify(t, 0.0, 0.98, max_wait_ms=0.5)[0], PASS)
+        # The generator's wait alone (it shares its CPU with the driver) is not.
+        t.update(rx=999990, fwd_wait_ms=0.2)
+        self.assertEqual(classify(t, 0.0, 0.98, max_wait_ms=0.5)[0], FAIL)
         # Unknown shares never make a trial invalid.
         self.assertEqual(classify(trial(rx=1, fwd=None, gen=None), 0.0, 0.98)[0], FAIL)
 
