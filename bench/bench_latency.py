@@ -1030,64 +1030,65 @@ mac = 02:00:00:00:00:01
         ticklabels = [str(f.burst) for f in lfs]
         files = []
         colors = {min(self.a.loads): "tab:blue", max(self.a.loads): "tab:red"}
-        # 1. p99.99 against burst, both loads, end to end and residence.
-        fig, ax = plt.subplots(figsize=(8, 5))
-        for pct, _ in self.loads:
-            c = colors.get(pct, "tab:green")
-            pts = [(self.xpos(f), self.run_at(f.key, pct)) for f in lfs]
-            pts = [(b, r) for b, r in pts if r]
-            ax.plot([b for b, _ in pts], [r["e2e"]["p99_99_ns"] / 1e3 for _, r in pts], "-o",
-                    color=c, label="lanefwd end to end, %d%% load" % pct)
-            ax.plot([b for b, r in pts if "res" in r],
-                    [r["res"]["p99_99_ns"] / 1e3 for _, r in pts if "res" in r], "--s",
-                    color=c, alpha=0.7, label="lanefwd residence, %d%% load" % pct)
-            for b, r in pts:
-                if r["contended"]:
-                    ax.plot([b], [r["e2e"]["p99_99_ns"] / 1e3], "x", color="black",
-                            markersize=12)
-            r3 = self.run_at("l3fwd", pct) if l3 else None
-            if r3:
-                ax.plot([32], [r3["e2e"]["p99_99_ns"] / 1e3], "D", color=c, markersize=9,
-                        markerfacecolor="none", label="l3fwd end to end, %d%% load" % pct)
-        ax.plot([], [], "x", color="black", label="contended window")
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xticks(ticks)
-        ax.set_xticklabels(ticklabels)
-        ax.set_xlabel("lanefwd [pipeline] burst")
-        ax.set_ylabel("p99.99 latency, µs (log)")
-        ax.set_title("p99.99 against burst, memif, offered %s of %.2f Mpps" %
-                     (" and ".join("%d%%" % p for p, _ in self.loads), self.ref_ndr[1] / 1e6))
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(os.path.join(outdir, "p9999-vs-burst.png"), dpi=110)
-        plt.close(fig)
-        files.append("p9999-vs-burst.png")
-        # 2. Every percentile at the highest load, per burst (end to end).
-        pct = max(self.a.loads)
-        fig, ax = plt.subplots(figsize=(8, 5))
-        cmap = plt.get_cmap("viridis")
-        for i, f in enumerate(lfs + ([l3] if l3 and l3.runs else [])):
-            r = self.run_at(f.key, pct)
-            if not r:
-                continue
-            style = ":" if f.kind == "l3fwd" else "-"
-            color = "black" if f.kind == "l3fwd" else cmap(i / max(1, len(lfs) - 1))
-            ax.plot(range(len(PCTS)), [r["e2e"][k] / 1e3 for _, k in PCTS], style,
-                    marker="o", color=color,
-                    label=f.label + (" (contended)" if r["contended"] else ""))
-        ax.set_xticks(range(len(PCTS)))
-        ax.set_xticklabels([n for n, _ in PCTS])
-        ax.set_yscale("log")
-        ax.set_ylabel("end-to-end latency, µs (log)")
-        ax.set_title("Generator end-to-end percentiles at %d%% load" % pct)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(os.path.join(outdir, "percentiles-%d.png" % pct), dpi=110)
-        plt.close(fig)
-        files.append("percentiles-%d.png" % pct)
+        if self.loads:
+            # 1. p99.99 against burst, both loads, end to end and residence.
+            fig, ax = plt.subplots(figsize=(8, 5))
+            for pct, _ in self.loads:
+                c = colors.get(pct, "tab:green")
+                pts = [(self.xpos(f), self.run_at(f.key, pct)) for f in lfs]
+                pts = [(b, r) for b, r in pts if r]
+                ax.plot([b for b, _ in pts], [r["e2e"]["p99_99_ns"] / 1e3 for _, r in pts], "-o",
+                        color=c, label="lanefwd end to end, %d%% load" % pct)
+                ax.plot([b for b, r in pts if "res" in r],
+                        [r["res"]["p99_99_ns"] / 1e3 for _, r in pts if "res" in r], "--s",
+                        color=c, alpha=0.7, label="lanefwd residence, %d%% load" % pct)
+                for b, r in pts:
+                    if r["contended"]:
+                        ax.plot([b], [r["e2e"]["p99_99_ns"] / 1e3], "x", color="black",
+                                markersize=12)
+                r3 = self.run_at("l3fwd", pct) if l3 else None
+                if r3:
+                    ax.plot([32], [r3["e2e"]["p99_99_ns"] / 1e3], "D", color=c, markersize=9,
+                            markerfacecolor="none", label="l3fwd end to end, %d%% load" % pct)
+            ax.plot([], [], "x", color="black", label="contended window")
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xticks(ticks)
+            ax.set_xticklabels(ticklabels)
+            ax.set_xlabel("lanefwd [pipeline] burst")
+            ax.set_ylabel("p99.99 latency, µs (log)")
+            ax.set_title("p99.99 against burst, memif, offered %s of %.2f Mpps" %
+                         (" and ".join("%d%%" % p for p, _ in self.loads), self.ref_ndr[1] / 1e6))
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=7)
+            fig.tight_layout()
+            fig.savefig(os.path.join(outdir, "p9999-vs-burst.png"), dpi=110)
+            plt.close(fig)
+            files.append("p9999-vs-burst.png")
+            # 2. Every percentile at the highest load, per burst (end to end).
+            pct = max(self.a.loads)
+            fig, ax = plt.subplots(figsize=(8, 5))
+            cmap = plt.get_cmap("viridis")
+            for i, f in enumerate(lfs + ([l3] if l3 and l3.runs else [])):
+                r = self.run_at(f.key, pct)
+                if not r:
+                    continue
+                style = ":" if f.kind == "l3fwd" else "-"
+                color = "black" if f.kind == "l3fwd" else cmap(i / max(1, len(lfs) - 1))
+                ax.plot(range(len(PCTS)), [r["e2e"][k] / 1e3 for _, k in PCTS], style,
+                        marker="o", color=color,
+                        label=f.label + (" (contended)" if r["contended"] else ""))
+            ax.set_xticks(range(len(PCTS)))
+            ax.set_xticklabels([n for n, _ in PCTS])
+            ax.set_yscale("log")
+            ax.set_ylabel("end-to-end latency, µs (log)")
+            ax.set_title("Generator end-to-end percentiles at %d%% load" % pct)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=7)
+            fig.tight_layout()
+            fig.savefig(os.path.join(outdir, "percentiles-%d.png" % pct), dpi=110)
+            plt.close(fig)
+            files.append("percentiles-%d.png" % pct)
         # 3. NDR and PDR against burst: median and min-max over the searches.
         fig, ax = plt.subplots(figsize=(8, 4.5))
         for goal, color, off in (("NDR", "tab:blue", 0.97), ("PDR", "tab:orange", 1.03)):
@@ -1385,38 +1386,43 @@ mac = 02:00:00:00:00:01
         L += self.throughput_section()
         L += self.repeat_section()
         L += self.anatomy_section()
-        L.append("## Latency against burst\n")
-        L.append("Offered loads: %s of the reference NDR (%s, %.3f Mpps), the same "
-                 "absolute rates for every burst and for l3fwd. Each load is one generator "
-                 "run: %g s of warm-up, then a %g s measured window. End to end: the "
-                 "generator's stamp-to-receive latency (two memif hops, the forwarder, "
-                 "the generator's own RX poll). Residence: lanefwd's "
-                 "`/lanefwd/latency` (RX burst return to TX hand-over) since a "
-                 "`/lanefwd/latency_reset` at the start of the window. Percentiles in µs. "
-                 "cpu fwd / gen: share of the window the forwarding thread / the "
-                 "generator had a CPU; (c) marks a contended window (either below %.2f).\n" %
-                 (", ".join("%d%%" % p for p, _ in self.loads), self.ref_ndr[0],
-                  self.ref_ndr[1] / 1e6, a.warmup, a.window, a.min_share))
-        for pct, pps in self.loads:
-            L.append("### %d%% load: %.3f Mpps offered\n" % (pct, pps / 1e6))
-            L.append("| forwarder | Mpps rx | loss | e2e p50 | e2e p99 | e2e p99.9 | "
-                     "e2e p99.99 | res p50 | res p99 | res p99.9 | res p99.99 | "
-                     "pkts / busy poll | cpu fwd / gen |")
-            L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-            for f in self.fwds:
-                r = self.run_at(f.key, pct)
-                if not r:
-                    L.append("| %s | FAILED |" % f.label + " |" * 11)
-                    continue
-                L.append("| %s%s | %.3f | %d | %s | %s | %s | %.2f / %.2f |" % (
-                    f.label, self.mark(r), r["rx_pps"] / 1e6, r["loss"],
-                    " | ".join(self.pct_cells(r["e2e"])),
-                    " | ".join(self.pct_cells(r.get("res"))),
-                    "%.1f" % r["pkts_per_poll"] if "pkts_per_poll" in r else "-",
-                    r["fwd_share"], r["gen_share"]))
-            L.append("")
-        L.append("![p99.99 against burst](%s/p9999-vs-burst.png)\n" % rel)
-        L.append("![percentiles at %d%% load](%s/percentiles-%d.png)\n" % (hi, rel, hi))
+        if not self.loads:
+            L.append("## Latency against burst\n")
+            L.append("Not measured in this run: lanefwd burst 32 had no complete search, so "
+                     "there is no reference NDR to take the loads from.\n")
+        else:
+            L.append("## Latency against burst\n")
+            L.append("Offered loads: %s of the reference NDR (%s, %.3f Mpps), the same "
+                     "absolute rates for every burst and for l3fwd. Each load is one generator "
+                     "run: %g s of warm-up, then a %g s measured window. End to end: the "
+                     "generator's stamp-to-receive latency (two memif hops, the forwarder, "
+                     "the generator's own RX poll). Residence: lanefwd's "
+                     "`/lanefwd/latency` (RX burst return to TX hand-over) since a "
+                     "`/lanefwd/latency_reset` at the start of the window. Percentiles in µs. "
+                     "cpu fwd / gen: share of the window the forwarding thread / the "
+                     "generator had a CPU; (c) marks a contended window (either below %.2f).\n" %
+                     (", ".join("%d%%" % p for p, _ in self.loads), self.ref_ndr[0],
+                      self.ref_ndr[1] / 1e6, a.warmup, a.window, a.min_share))
+            for pct, pps in self.loads:
+                L.append("### %d%% load: %.3f Mpps offered\n" % (pct, pps / 1e6))
+                L.append("| forwarder | Mpps rx | loss | e2e p50 | e2e p99 | e2e p99.9 | "
+                         "e2e p99.99 | res p50 | res p99 | res p99.9 | res p99.99 | "
+                         "pkts / busy poll | cpu fwd / gen |")
+                L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+                for f in self.fwds:
+                    r = self.run_at(f.key, pct)
+                    if not r:
+                        L.append("| %s | FAILED |" % f.label + " |" * 11)
+                        continue
+                    L.append("| %s%s | %.3f | %d | %s | %s | %s | %.2f / %.2f |" % (
+                        f.label, self.mark(r), r["rx_pps"] / 1e6, r["loss"],
+                        " | ".join(self.pct_cells(r["e2e"])),
+                        " | ".join(self.pct_cells(r.get("res"))),
+                        "%.1f" % r["pkts_per_poll"] if "pkts_per_poll" in r else "-",
+                        r["fwd_share"], r["gen_share"]))
+                L.append("")
+            L.append("![p99.99 against burst](%s/p9999-vs-burst.png)\n" % rel)
+            L.append("![percentiles at %d%% load](%s/percentiles-%d.png)\n" % (hi, rel, hi))
         L.append("## lanefwd against l3fwd at equal load\n")
         l3 = self.fwd("l3fwd")
         if l3 and l3.runs and self.fwd("lf32") and self.fwd("lf32").runs:
