@@ -1183,10 +1183,10 @@ mac = 02:00:00:00:00:01
         rows = [(f, self.stat(f, "NDR")) for f in self.fwds]
         rows = [(f, st) for f, st in rows if st]
         if rows:
-            L.append("**Median NDR by configuration (Mpps, min-max over %d searches):** %s." % (
-                self.a.searches, ", ".join("%s %.2f (%.2f-%.2f)" % (
-                    f.label.replace("lanefwd ", "").replace("DPDK ", ""), st[0] / 1e6,
-                    st[1] / 1e6, st[2] / 1e6) for f, st in rows)))
+            L.append("**Median NDR by configuration (Mpps, min-max over its complete "
+                     "searches, n):** %s." % ", ".join("%s %.2f (%.2f-%.2f, n=%d)" % (
+                         f.label.replace("lanefwd ", "").replace("DPDK ", ""), st[0] / 1e6,
+                         st[1] / 1e6, st[2] / 1e6, len(self.complete(f))) for f, st in rows))
         return L
 
     def limit_cell(self, f):
@@ -1598,7 +1598,7 @@ mac = 02:00:00:00:00:01
             L.append("* **Searches not run:** the searches took longer than their budget "
                      "(%g min; invalid trials are re-run), so %d were not started: %s." % (
                          a.search_budget, len(skipped), ", ".join(
-                             "%s round %d" % x for x in skipped)))
+                             "%s round %d" % tuple(x) for x in skipped)))
         inv = sum(s["n_invalid"] for f in self.fwds for s in f.searches)
         tot = sum(s["n_trials"] for f in self.fwds for s in f.searches)
         L.append("* **Invalid trials:** %d of %d search trials were invalid (failed while a "
