@@ -1817,6 +1817,7 @@ def main():
         if a.json:
             with open(a.json, "w") as f:
                 json.dump(res, f, indent=1)
+                f.write("\n")
         if doc and b.loads and not b.failures:
             outdir = os.path.splitext(doc)[0]      # docs/benchmarks-latency/
             os.makedirs(outdir, exist_ok=True)
