@@ -88,6 +88,27 @@ def out(cmd):
         return ""
 
 
+def read_line(pipe, buf, timeout, on_chunk=None):
+    """The next line from a child's stdout pipe, as (line, what is left of
+    buf): reads what is there within timeout s; on_chunk sees every read.
+    RuntimeError when nothing comes in time or the child closed its end."""
+    end = time.monotonic() + timeout
+    while b"\n" not in buf:
+        left = end - time.monotonic()
+        if left <= 0:
+            raise RuntimeError("no reply within %.0f s" % timeout)
+        r, _, _ = select.select([pipe], [], [], left)
+        if r:
+            chunk = os.read(pipe.fileno(), 65536)
+            if not chunk:
+                raise RuntimeError("exited: %s" % buf.decode(errors="replace").strip()[-300:])
+            if on_chunk:
+                on_chunk(chunk)
+            buf += chunk
+    line, buf = buf.split(b"\n", 1)
+    return line.decode(errors="replace"), buf
+
+
 class Telemetry:
     """One connection through the stock dpdk-telemetry.py client.
 
@@ -102,20 +123,8 @@ class Telemetry:
         self.buf = b""
 
     def _line(self, timeout):
-        end = time.monotonic() + timeout
-        while b"\n" not in self.buf:
-            left = end - time.monotonic()
-            if left <= 0:
-                raise RuntimeError("telemetry: no reply within %.0f s" % timeout)
-            r, _, _ = select.select([self.p.stdout], [], [], left)
-            if r:
-                chunk = os.read(self.p.stdout.fileno(), 65536)
-                if not chunk:
-                    raise RuntimeError("telemetry client exited: %s" %
-                                       self.buf.decode(errors="replace").strip())
-                self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return line.decode()
+        line, self.buf = read_line(self.p.stdout, self.buf, timeout)
+        return line
 
     def query(self, cmd, timeout=5.0):
         """Return (reply dict, monotonic time at the middle of the query)."""

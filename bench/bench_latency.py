@@ -13,31 +13,42 @@ lcore 0 (CPU 0, shared with the forwarder's main lcore / control threads),
 sends 64-byte UDP/IPv4 frames to 198.18.1.0/24 on a and receives them on b.
 Both forwarders route 198.18.1.0/24 out of b (l3fwd's built-in route).
 
-Per forwarder configuration (lanefwd at each burst, then l3fwd):
-  1. start it; NDR search with lanefwd-gen --search (loss <= --ndr-loss %);
+Configurations: lanefwd at each burst (and burst = auto when lanefwd
+--check-config takes it), then l3fwd.
+  1. throughput: --searches MLRsearches per configuration (bench/mlrsearch.py:
+     NDR and PDR together, phases of growing trial duration, the final rates
+     repeated), interleaved round robin across configurations; each search
+     is one fresh forwarder and one lanefwd-gen --trials process, and every
+     trial is classified pass / fail / invalid from its loss, the
+     generator's refused TX (backpressure: the forwarder's limit) and the
+     CPU time both processes had during it (/proc/PID/task/TID/schedstat);
+     invalid trials are re-run. Reported: median and min-max per goal;
   2. offered loads: --loads percent of the reference NDR (lanefwd at burst
-     32, measured first), the same absolute rates for every configuration;
-     one generator run per load: --warmup s, then a --window s measured
-     window. lanefwd's /lanefwd/latency is reset right after a histogram
-     collection at the start of the window and read after the run, so its
-     since-reset percentiles cover the window (and at most the few ms of
-     warm-up between the collection and the reset);
+     32, its median), the same absolute rates for every configuration; one
+     generator run per load: --warmup s, then a --window s measured window.
+     lanefwd's /lanefwd/latency is reset right after a histogram collection
+     at the start of the window and read after the run, so its since-reset
+     percentiles cover the window (and at most the few ms of warm-up between
+     the collection and the reset);
   3. during each window: the CPU time of the forwarding thread and of the
-     generator (/proc/PID/task/TID/schedstat); a window in which either had
-     a CPU less than --min-share of the time is marked contended.
+     generator; a window in which either had a CPU less than --min-share of
+     the time is marked contended.
 
-Each forwarder's runs hold /tmp/lanefwd-bench.lock (flock), so that only one
-benchmark runs at a time on the machine. Exit status 1 when any run fails or
-the generator loses more than --ndr-loss percent at the lowest load (after
+Each search and each forwarder's latency runs hold /tmp/lanefwd-bench.lock
+(flock), so that only one benchmark runs at a time on the machine. Exit
+status 1 when any run fails, lanefwd at burst 32 has no complete search, or
+the generator loses more than --pdr-loss percent at the lowest load (after
 --retries reruns).
 """
 import argparse
 import datetime
 import fcntl
+import glob
 import json
 import os
 import re
 import shlex
+import statistics
 import shutil
 import signal
 import subprocess
@@ -47,15 +58,23 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402  (bench/bench.py: telemetry client, l3fwd build, machine)
-from bench import COMMANDS, PY, Telemetry, busiest, log, out, thread_times  # noqa: E402
+import mlrsearch  # noqa: E402  (bench/mlrsearch.py: the throughput search)
+from bench import COMMANDS, Telemetry, busiest, log, out, thread_times  # noqa: E402
 
 ROOT = bench.ROOT
 GEN_CPU = 0          # generator lcore; the forwarders' main lcore / control threads
 FWD_CPU = 1          # the forwarding lcore
 LOCK = "/tmp/lanefwd-bench.lock"
 DST_IP = "198.18.1.1"     # l3fwd's built-in 198.18.1.0/24 -> port 1
-SETTINGS = ("window", "warmup", "trial", "ndr_loss", "precision", "flows", "min_share",
-            "retries", "max_wait", "bursts", "loads", "lock")
+# The forwarders' memif port a MAC (set with the PMD's mac= devarg): lanefwd's
+# ports are routed, not promiscuous, and drop unicast frames to another MAC
+# (l2_not_ours), so the generator sends to this one.
+PORT_A_MAC = "02:00:00:00:aa:0a"
+SETTINGS = ("window", "warmup", "ndr_loss", "pdr_loss", "flows", "min_share", "max_wait_ms",
+            "search_rsize", "search_budget", "max_invalid",
+            "retries",
+            "max_wait", "bursts", "loads", "lock", "searches", "durations", "widths",
+            "initial", "final_trials", "trial_warmup", "trial_drain", "auto")
 PCTS = (("p50", "p50_ns"), ("p99", "p99_ns"), ("p99.9", "p99_9_ns"),
         ("p99.99", "p99_99_ns"))
 DRAIN = 2.6          # generator --drain on load runs, s
@@ -212,13 +231,84 @@ class Fwd:
 
     def __init__(self, key, label, kind, burst):
         self.key, self.label, self.kind, self.burst = key, label, kind, burst
-        self.search = None     # the NDR search (the last attempt)
-        self.searches = []     # every attempt
+        self.searches = []     # every MLRsearch (bench/mlrsearch.py summaries)
         self.crashes = []      # SIGSEGV after the generator disconnected
         self.runs = []         # every load run, retries included
         self.cmd = None        # argv as run (the last instance)
         self.conf = None       # lanefwd configuration text
         self.error = None
+
+
+class TrialServer:
+    """lanefwd-gen --trials: one process, one memif connection, for a whole
+    search; a trial is a "RATE DURATION" line in, a JSON line out."""
+
+    def __init__(self, argv, logpath):
+        self.log = open(logpath, "wb")
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, preexec_fn=set_affinity_all)
+        self.buf = b""
+
+    def line(self, timeout):
+        try:
+            line, self.buf = bench.read_line(self.p.stdout, self.buf, timeout, self.log.write)
+        except RuntimeError as e:
+            raise Fail("lanefwd-gen --trials: %s (status %s)" % (e, self.p.poll()))
+        self.log.flush()
+        return line
+
+    def ready(self, timeout=40):
+        while "--trials: ready" not in self.line(timeout):
+            pass
+
+    def trial(self, pps, duration, timeout):
+        self.p.stdin.write(b"%d %g\n" % (pps, duration))
+        self.p.stdin.flush()
+        while True:
+            ln = self.line(timeout)
+            if ln.startswith("{"):
+                j = json.loads(ln)
+                if "error" in j:
+                    raise Fail("lanefwd-gen --trials: %s" % j["error"])
+                return j
+
+    def close(self, timeout=20):
+        """End of input; the generator lingers until the forwarder closes the links."""
+        try:
+            self.p.stdin.close()
+        except OSError:
+            pass
+
+    def wait(self, timeout):
+        try:
+            rc = self.p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.p.send_signal(signal.SIGINT)     # its own pid only
+            try:
+                rc = self.p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                rc = self.p.wait()
+        try:
+            rest = os.read(self.p.stdout.fileno(), 65536)
+            self.log.write(rest)
+        except OSError:
+            pass
+        self.log.close()
+        return rc
+
+
+def med_iv(xs):
+    """(median, min, max, q1, q3) of a list, None when empty."""
+    xs = sorted(x for x in xs if x is not None)
+    if not xs:
+        return None
+    if len(xs) >= 4:
+        q = statistics.quantiles(xs, n=4, method="inclusive")
+        q1, q3 = q[0], q[2]
+    else:
+        q1, q3 = xs[0], xs[-1]
+    return statistics.median(xs), xs[0], xs[-1], q1, q3
 
 
 class LatBench(bench.Bench):
@@ -237,6 +327,7 @@ class LatBench(bench.Bench):
         self.seq = 0
         self.lf_info = None
         self.l3fwd_march = "-"
+        self.ctrl_moved_logged = False
 
     # ---------------------------------------------------------------- setup
     def setup(self):
@@ -257,9 +348,30 @@ class LatBench(bench.Bench):
                     "198.18.0.0/24 0\n198.18.1.0/24 1\n")
         self.fwds = [Fwd("lf%d" % b, "lanefwd burst %d" % b, "lanefwd", b)
                      for b in a.bursts]
+        a.auto = self.auto_supported() if a.auto is None else a.auto
+        log("lanefwd [pipeline] burst = auto: %s" % (
+            "accepted by --check-config, benchmarked" if a.auto else "not accepted by this "
+            "lanefwd's --check-config (the adaptive burst is not in this build): skipped"))
+        if a.auto:
+            self.fwds.append(Fwd("lfauto", "lanefwd burst auto", "lanefwd", "auto"))
         if a.l3fwd:
             self.build_l3fwd()
             self.fwds.append(Fwd("l3fwd", "DPDK l3fwd (LPM, burst 32)", "l3fwd", 32))
+
+    def auto_supported(self):
+        """Whether this lanefwd takes [pipeline] burst = auto (the adaptive
+        burst of issue 16, on its own branch): ask --check-config."""
+        f = Fwd("probe", "probe", "lanefwd", "auto")
+        prefix = "%s_probe" % self.tag
+        conf = os.path.join(self.tmp, "%s.ini" % prefix)
+        socks = [os.path.join(self.tmp, "%s.%s.sock" % (prefix, x)) for x in "ab"]
+        with open(conf, "w") as fh:
+            fh.write(self.lanefwd_conf(f, prefix, socks))
+        r = subprocess.run([self.lanefwd, "--check-config", "-c", conf], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        COMMANDS.append("%s --check-config -c $T/PREFIX.ini   # burst = auto accepted? "
+                        "(exit %d)" % (self.lanefwd, r.returncode))
+        return r.returncode == 0
 
     def lanefwd_conf(self, f, prefix, socks):
         return """\
@@ -282,7 +394,7 @@ ipv6_max_routes = 1024
 ipv6_tbl8 = 256
 
 [port a]
-vdev = net_memif0,role=server,socket={a},socket-abstract=no
+vdev = net_memif0,role=server,socket={a},socket-abstract=no,mac={amac}
 
 [port b]
 vdev = net_memif1,role=server,socket={b},socket-abstract=no
@@ -299,7 +411,8 @@ mac = 02:00:00:00:00:00
 port = b
 mac = 02:00:00:00:00:01
 """.format(main=GEN_CPU, prefix=prefix, burst=f.burst,
-           r4=os.path.join(self.tmp, "routes4.txt"), a=socks[0], b=socks[1], cpu=FWD_CPU)
+           r4=os.path.join(self.tmp, "routes4.txt"), a=socks[0], b=socks[1], cpu=FWD_CPU,
+           amac=PORT_A_MAC)
 
     # ------------------------------------------------------------ processes
     def start_fwd(self, f):
@@ -319,7 +432,8 @@ mac = 02:00:00:00:00:01
             # has one ring per direction; its main lcore is its forwarding
             # lcore, and EAL puts its control threads on CPU 0.
             cmd = [self.l3fwd, "-l", str(FWD_CPU), "--no-pci", "--file-prefix", prefix,
-                   "--vdev", "net_memif0,role=server,socket=%s,socket-abstract=no" % socks[0],
+                   "--vdev", "net_memif0,role=server,socket=%s,socket-abstract=no,mac=%s" % (
+                       socks[0], PORT_A_MAC),
                    "--vdev", "net_memif1,role=server,socket=%s,socket-abstract=no" % socks[1],
                    "--", "-p", "0x3", "--config", "(0,0,%d),(1,0,%d)" % (FWD_CPU, FWD_CPU),
                    "--lookup", "lpm", "--parse-ptype"]
@@ -334,6 +448,7 @@ mac = 02:00:00:00:00:01
             wait_line(logpath, ready, p, 60)
         except Fail as e:
             raise Fail("%s did not start: %s\n%s" % (f.label, e, tail(logpath)))
+        self.ctrl_to_fwd_cpu(p.pid, f)
         tel = None
         if f.kind == "lanefwd":
             end = time.monotonic() + 20
@@ -348,17 +463,46 @@ mac = 02:00:00:00:00:01
                     if time.monotonic() > end:
                         raise Fail("%s: no telemetry\n%s" % (f.label, tail(logpath)))
                     time.sleep(0.2)
-            if info is None or info.get("burst") != f.burst:
+            if info is None or (f.burst != "auto" and info.get("burst") != f.burst):
                 raise Fail("%s: /lanefwd/info says %s" % (f.label, info))
             if self.lf_info is None:
                 self.lf_info = info
         return p, prefix, socks, logpath, tel
 
-    def gen_argv(self, prefix, socks, opts):
+    def ctrl_to_fwd_cpu(self, pid, f):
+        """Move the forwarder's threads other than its forwarding one to the
+        forwarding CPU. EAL puts control threads on the main lcore's CPU, the
+        generator's here: lanefwd's lf-neigh alone wakes ~7,000 times a second
+        and took 10-20% of that CPU, which capped the generator (and so every
+        generator-bound NDR) about 30% below what it reaches against l3fwd.
+        The forwarder's control plane is its own cost: it runs on its core."""
+        moved = []
+        for d in glob.glob("/proc/%d/task/*" % pid):
+            tid = int(os.path.basename(d))
+            try:
+                with open(d + "/comm") as fh:
+                    comm = fh.read().strip()
+                # lanefwd forwards on rte-worker-N; l3fwd (-l 1) on its main thread.
+                if comm.startswith("rte-worker") or (f.kind == "l3fwd" and tid == pid):
+                    continue
+                os.sched_setaffinity(tid, {FWD_CPU})
+                moved.append(comm)
+            except OSError:
+                pass
+        if not self.ctrl_moved_logged:
+            COMMANDS.append("taskset -p -c %d TID   # each forwarder thread but the forwarding "
+                            "one, once it runs (%s)" % (FWD_CPU, ", ".join(sorted(set(moved)))))
+            self.ctrl_moved_logged = True
+        return moved
+
+    def gen_argv(self, prefix, socks, opts, rsize=12):
         return [self.gen, "-l", str(GEN_CPU), "--no-pci", "--file-prefix", prefix,
-                "--vdev", "net_memif0,role=client,socket=%s,socket-abstract=no,rsize=12" % socks[0],
-                "--vdev", "net_memif1,role=client,socket=%s,socket-abstract=no,rsize=12" % socks[1],
-                "--", "--dst-ip", DST_IP, "--dst-ips", "254", "--flows", str(self.a.flows),
+                "--vdev", "net_memif0,role=client,socket=%s,socket-abstract=no,rsize=%d" % (
+                    socks[0], rsize),
+                "--vdev", "net_memif1,role=client,socket=%s,socket-abstract=no,rsize=%d" % (
+                    socks[1], rsize),
+                "--", "--dst-mac", PORT_A_MAC, "--dst-ip", DST_IP, "--dst-ips", "254",
+                "--flows", str(self.a.flows),
                 "--size", "64", "--quiet"] + opts
 
     def gen_start(self, argv, name):
@@ -417,55 +561,122 @@ mac = 02:00:00:00:00:01
         log("generator ceiling (--loopback, unpaced): %.2f Mpps, p99.99 %s ns" %
             (self.loopback["rx_pps"] / 1e6, self.loopback["latency"]["p99_99_ns"]))
 
-    def run_search(self, f, pid, tel, socks, attempt):
+    def search_params(self):
         a = self.a
-        opts = ["--search", "--trial", "%g" % a.trial, "--warmup", "0.5",
-                "--ndr-loss", "%g" % a.ndr_loss, "--search-precision", "%g" % a.precision]
-        argv = self.gen_argv("GENPREFIX", socks, opts)
-        self.wait_quiet(self.ours(pid, tel))
-        t0, o0 = thread_times(pid), snapshot()
-        m0 = time.monotonic()
-        p, js, logpath = self.gen_start(argv, "search")
-        g0 = None
-        try:
-            wait_line(logpath, r"TX lcore", p, 30)
-            g0 = thread_times(p.pid)
+        return dict(goals=[mlrsearch.Goal("NDR", a.ndr_loss / 100.0),
+                           mlrsearch.Goal("PDR", a.pdr_loss / 100.0)],
+                    min_share=a.min_share, max_wait_ms=a.max_wait_ms, max_invalid=a.max_invalid,
+                    durations=a.durations, widths=a.widths,
+                    initial_duration=a.initial, final_trials=a.final_trials)
+
+    def run_mlr(self, f, rep):
+        """One MLRsearch against a fresh forwarder, through one lanefwd-gen
+        --trials process: the per-trial CPU shares of the forwarding thread and
+        of the generator (schedstat) classify each trial (bench/mlrsearch.py)."""
+        a = self.a
+        p, prefix, socks, logpath, tel = self.start_fwd(f)
+        pid = p.pid
+        opts = ["--trials", "--warmup", "%g" % a.trial_warmup, "--drain", "%g" % a.trial_drain,
+                "--ndr-loss", "%g" % a.ndr_loss, "--linger", "20"]
+        argv = self.gen_argv("GENPREFIX", socks, opts, a.search_rsize)
+        self.seq += 1
+        gprefix = "%s_%d_g" % (self.tag, self.seq)
+        argv = [c.replace("GENPREFIX", gprefix) for c in argv]
+        srv = None
+        t_start = time.monotonic()
+        waits = []
+
+        def measure(load, duration):
+            last = search.trials[-1] if search.trials else None
+            if last is not None and not last["valid"]:
+                # The last trial was invalid: give the machine a moment.
+                waits.append(self.wait_quiet(self.ours(pid, tel) | {srv.p.pid},
+                                             min(3.0, a.max_wait)))
+            c0 = tel.query("/lanefwd/workers,%d" % FWD_CPU)[0] if tel else None
+            f0, g0, o0 = thread_times(pid), thread_times(srv.p.pid), snapshot()
+            m0 = time.monotonic()
+            j = srv.trial(load or 0, duration, duration + a.trial_warmup + a.trial_drain + 30)
             m1 = time.monotonic()
-            g1 = thread_times(p.pid)
-            end = time.monotonic() + 30 + 20 * (a.trial + 1.5)
-            while p.poll() is None and time.monotonic() < end:
-                g1 = thread_times(p.pid)
-                m1 = time.monotonic()
-                time.sleep(0.2)
+            f1, g1, o1 = thread_times(pid), thread_times(srv.p.pid), snapshot()
+            c1 = tel.query("/lanefwd/workers,%d" % FWD_CPU)[0] if tel else None
+            t = {k: j[k] for k in ("target_pps", "duration_s", "tx", "rx", "loss", "loss_ratio",
+                                   "tx_refused", "tx_refused_calls", "refused_ratio",
+                                   "tx_lag_mean_ns", "tx_lag_max_ns", "tx_pps", "rx_pps",
+                                   "reorder", "dup", "tx_unsent", "tx_alloc_fail")}
+            t["e2e"] = {k: j["latency"][k] for k in ("p50_ns", "p99_ns", "p99_99_ns", "max_ns")}
+            win = m1 - m0
+            ftid, t["fwd_share"], t["fwd_wait"], _ = busiest(f0, f1, win)
+            _, t["gen_share_raw"], t["gen_wait"], _ = busiest(g0, g1, win)
+            # The forwarder's own control threads (lanefwd's main lcore and
+            # lf-neigh) share CPU 0 with the generator on this 2-CPU machine:
+            # what they take is the SUT's cost, not the machine's noise, so
+            # it does not make a trial invalid.
+            t["sut_ctrl_share"] = sum(
+                max(0, f1[tid][0] - f0[tid][0]) for tid in f1
+                if tid != ftid and tid in f0 and f1[tid][2] == GEN_CPU) / 1e9 / win
+            t["gen_share"] = min(1.0, t["gen_share_raw"] + t["sut_ctrl_share"])
+            # The same on the forwarding CPU, where ctrl_to_fwd_cpu put them:
+            # the forwarder's own control plane is its cost, not noise.
+            t["sut_own_share"] = sum(
+                max(0, f1[tid][0] - f0[tid][0]) for tid in f1
+                if tid != ftid and tid in f0 and f1[tid][2] == FWD_CPU) / 1e9 / win
+            t["fwd_share_raw"] = t["fwd_share"]
+            t["fwd_share"] = min(1.0, t["fwd_share"] + t["sut_own_share"])
+            # Runqueue waits in ms; the generator's net of what the
+            # forwarder's own control threads took from it.
+            t["fwd_wait_ms"] = max(0.0, t["fwd_wait"] - t["sut_own_share"]) * win * 1e3
+            # Net of what the forwarder's own threads took (none once
+            # ctrl_to_fwd_cpu moved them off the generator's CPU).
+            t["gen_wait_ms"] = max(0.0, t["gen_wait"] - t["sut_ctrl_share"]) * win * 1e3
+            t["window_s"] = win
+            use, top = others(o0, o1, win, self.ours(pid, tel) | {srv.p.pid})
+            t["others"] = {str(k): round(v, 3) for k, v in use.items()}
+            t["contenders"] = top
+            if c0 and c1:
+                t["fwd_counters"] = {k: c1[k] - c0[k] for k in c1
+                                     if isinstance(c1.get(k), int) and
+                                     isinstance(c0.get(k), int) and c1[k] != c0[k]}
+                t["tester_loss"] = t["fwd_counters"].get("drop_tx_full", 0)
+            return t
+
+        search = mlrsearch.Search(log=log, **self.search_params())
+        try:
+            self.wait_quiet(self.ours(pid, tel))
+            srv = TrialServer(argv, os.path.join(self.tmp, "%s.trials.log" % gprefix))
+            self.gen_live = (srv.p, gprefix)
+            srv.ready()
+            res = search.run(measure)
         except Fail as e:
-            raise Fail("NDR search: %s\n%s" % (e, tail(logpath)))
-        t1, o1 = thread_times(pid), snapshot()
-        m2 = time.monotonic()
-        use, top = others(o0, o1, m2 - m0, self.ours(pid, tel) | {p.pid})
-        j = self.gen_finish(p, js, logpath, 1)
-        trials = j["trials"]
-        first = trials[0] if trials else {}
-        s = {"argv": argv, "ndr_pps": j["ndr_pps"], "trials": trials,
-             "result": j["result"],
-             "unpaced_pps": first.get("tx_pps"),
-             "unpaced_pass": bool(first.get("pass")),
-             "fwd_share": busiest(t0, t1, m2 - m0)[1],
-             "gen_share": busiest(g0, g1, max(m1 - m0, 0.1))[1] if g0 else None,
-             "others": use, "contenders": top, "attempt": attempt}
-        s["contended"] = min(s["fwd_share"], s["gen_share"] or 0) < self.a.min_share
-        # Generator-bound: the first, unpaced trial passed, so the forwarder
-        # took everything the generator could send through memif.
-        s["gen_bound"] = s["unpaced_pass"]
-        f.search = s
-        f.searches.append(s)
-        log("  NDR %.3f Mpps (%d trials; unpaced first trial %.3f Mpps %s)%s, "
-            "cpu share fwd %.2f gen %.2f%s" %
-            (s["ndr_pps"] / 1e6, len(trials), (s["unpaced_pps"] or 0) / 1e6,
-             "passed" if s["unpaced_pass"] else "failed",
-             " GENERATOR-BOUND" if s["gen_bound"] else "", s["fwd_share"],
-             s["gen_share"] or 0, "  CONTENDED: %s" % who(s) if s["contended"]
-             else ""))
-        return s
+            raise Fail("MLRsearch: %s\n%s" % (e, tail(os.path.join(self.tmp, "%s.trials.log"
+                                                                  % gprefix))))
+        finally:
+            if tel:
+                tel.close()
+            if srv is not None:
+                srv.close()
+            # The forwarder goes first: the generator, lingering with its
+            # links up, polls nothing, so the memif disconnect is harmless.
+            rc = self.stop()
+            if srv is not None:
+                grc = srv.wait(30)
+                self.gen_live = None
+                shutil.rmtree(os.path.join(bench.RUNDIR, gprefix), ignore_errors=True)
+        if rc not in (0, None):
+            raise Fail("%s exited with status %s\n%s" % (f.label, rc, tail(logpath)))
+        if grc != 0:
+            log("  note: lanefwd-gen --trials exited with status %s" % grc)
+        f.final = tail(logpath, 600)
+        res.update(rep=rep, elapsed_s=time.monotonic() - t_start, argv=argv,
+                   quiet_waits=len(waits))
+        f.searches.append(res)
+        r = res["results"]
+        log("  %s search %d: %s; %d trials (%d invalid), %.0f s%s" % (
+            f.label, rep, ", ".join("%s %.3f Mpps%s" % (
+                k, (v["load"] or 0) / 1e6, " (at the highest load)" if v["at_max"] else "")
+                for k, v in r.items()) or "no result", res["n_trials"], res["n_invalid"],
+            res["elapsed_s"], "; INCOMPLETE: %s" % res["incomplete"] if res["incomplete"]
+            else ""))
+        return res
 
     def lat_aligned_reset(self, tel, deadline):
         """Reset /lanefwd/latency right after the control thread's next
@@ -486,10 +697,12 @@ mac = 02:00:00:00:00:01
     def ours(self, pid, tel):
         return {os.getpid(), pid} | ({tel.p.pid} if tel else set())
 
-    def wait_quiet(self, exclude):
-        """Wait (up to --max-wait s) until other processes use less than 15%
-        of each of CPUs 0 and 1; return what they used in the last 0.5 s."""
-        end = time.monotonic() + self.a.max_wait
+    def wait_quiet(self, exclude, max_wait=None):
+        """Wait (up to max_wait, default --max-wait s) until other processes
+        use less than 15% of each of CPUs 0 and 1; return what they used in
+        the last 0.5 s."""
+        max_wait = self.a.max_wait if max_wait is None else max_wait
+        end = time.monotonic() + max_wait
         warned = False
         while True:
             t0 = snapshot()
@@ -499,8 +712,7 @@ mac = 02:00:00:00:00:01
             if busy < 0.15 or time.monotonic() > end:
                 return busy
             if not warned:
-                log("  machine busy (%s); waiting up to %.0f s" % (", ".join(top),
-                                                                   self.a.max_wait))
+                log("  machine busy (%s); waiting up to %.0f s" % (", ".join(top), max_wait))
                 warned = True
 
     def run_load(self, f, pid, tel, socks, pps, pct, attempt):
@@ -509,7 +721,7 @@ mac = 02:00:00:00:00:01
         # --drain: the generator stays connected while lanefwd's histograms
         # are read (two collections after the last packet).
         opts = ["--rate", str(int(pps)), "--duration", "%g" % a.window,
-                "--warmup", "%g" % a.warmup, "--drain", "%g" % DRAIN]
+                "--warmup", "%g" % a.warmup, "--drain", "%g" % DRAIN, "--linger", "20"]
         argv = self.gen_argv("GENPREFIX", socks, opts)
         run = {"fwd": f.key, "pct": pct, "offered": int(pps), "attempt": attempt,
                "loadavg": None}
@@ -546,7 +758,15 @@ mac = 02:00:00:00:00:01
         except Fail as e:
             self.gen_kill()
             raise Fail("load %d%%: %s\n%s" % (pct, e, tail(logpath)))
-        j = self.gen_finish(p, js, logpath, a.warmup + a.window + 60)
+        # The generator writes its result, then lingers with its links up
+        # (--linger) until the forwarder has closed them: the forwarder goes
+        # first, so the memif disconnect never happens under its polling.
+        end = time.monotonic() + 60
+        while not os.path.exists(js) and p.poll() is None and time.monotonic() < end:
+            time.sleep(0.05)
+        time.sleep(0.1)
+        self.fwd_rc = self.stop()
+        j = self.gen_finish(p, js, logpath, 40)
         r = j["result"]
         run.update(argv=argv, tx_pps=r["tx_pps"], rx_pps=r["rx_pps"], tx=r["tx"], rx=r["rx"],
                    loss=r["loss"], loss_ratio=r["loss_ratio"], reorder=r["reorder"],
@@ -573,17 +793,16 @@ mac = 02:00:00:00:00:01
         p, prefix, socks, logpath, tel = self.start_fwd(f)
         tids = set(thread_times(p.pid))
         ok = False
+        self.fwd_rc = None
         try:
-            if what == "search":
-                r = self.run_search(f, p.pid, tel, socks, *args)
-            else:
-                r = self.run_load(f, p.pid, tel, socks, *args)
+            r = self.run_load(f, p.pid, tel, socks, *args)
             ok = True
         finally:
             if tel:
                 tel.close()
             self.gen_kill()
             rc = self.stop()
+            rc = self.fwd_rc if rc is None else rc
             if ok and rc == -signal.SIGSEGV:
                 seg = [ln for ln in out("dmesg 2>/dev/null | tail -100").splitlines()
                        if any("[%d]: segfault" % t in ln for t in tids)]
@@ -597,17 +816,9 @@ mac = 02:00:00:00:00:01
         f.final = tail(logpath, 600)
         return r
 
-    def run_fwd(self, f):
+    def run_loads(self, f):
         a = self.a
-        log("== %s" % f.label)
-        for attempt in range(1, a.retries + 2):
-            if not self.one(f, "search", attempt)["contended"]:
-                break
-        if self.loads is None:
-            if not f.search["ndr_pps"]:
-                raise Fail("%s: no NDR (no trial passed)" % f.label)
-            self.ref_ndr = (f.label, f.search["ndr_pps"])
-            self.loads = [(pct, f.search["ndr_pps"] * pct / 100.0) for pct in a.loads]
+        log("== %s: latency at %s" % (f.label, ", ".join("%d%%" % p for p, _ in self.loads)))
         for pct, pps in self.loads:
             for attempt in range(1, a.retries + 2):
                 r = self.one(f, "load", pps, pct, attempt)
@@ -626,28 +837,79 @@ mac = 02:00:00:00:00:01
                 if not r["contended"] and not lossy:
                     break
 
+    def search_order(self, rep):
+        """Round-robin, each round starting one configuration further on, so no
+        configuration always runs first (right after the previous round's
+        last) or always last."""
+        n = len(self.fwds)
+        return [self.fwds[(rep + i) % n] for i in range(n)]
+
     def run_all(self):
-        with BenchLock(self.a.lock):
+        a = self.a
+        with BenchLock(a.lock):
             self.run_loopback()
+        # 1. Throughput: --searches MLRsearches per configuration, interleaved.
+        t0 = time.monotonic()
+        self.skipped = []
+        for rep in range(a.searches):
+            log("== search round %d of %d" % (rep + 1, a.searches))
+            for f in self.search_order(rep):
+                if f.error:
+                    continue
+                if rep > 0 and time.monotonic() - t0 > a.search_budget * 60:
+                    # A busy machine makes invalid trials, and re-running them
+                    # takes time: past the budget, later rounds are cut short
+                    # (the first always runs whole) and the report says so.
+                    self.skipped.append((f.label, rep + 1))
+                    continue
+                try:
+                    with BenchLock(a.lock):
+                        self.run_mlr(f, rep + 1)
+                except Fail as e:
+                    f.error = str(e)
+                    self.failures.append("%s: %s" % (f.label, e))
+                    log("  FAILED: %s" % e)
+        # 2. Latency at fractions of the reference NDR (lanefwd burst 32's median).
+        ref = self.fwd("lf32")
+        st = self.stat(ref, "NDR") if ref else None
+        if not st or not st[0]:
+            self.failures.append("no reference NDR (lanefwd burst 32 has no complete search)")
+            return
+        self.ref_ndr = (ref.label, st[0])
+        self.loads = [(pct, st[0] * pct / 100.0) for pct in a.loads]
         for f in self.fwds:
+            if f.error:
+                continue
             try:
-                with BenchLock(self.a.lock):
-                    self.run_fwd(f)
+                with BenchLock(a.lock):
+                    self.run_loads(f)
             except Fail as e:
                 f.error = str(e)
                 self.failures.append("%s: %s" % (f.label, e))
                 log("  FAILED: %s" % e)
-                if self.loads is None:
-                    break       # no reference NDR: nothing else can run
         for f in self.fwds:
-            lo = [r for r in self.best_runs(f) if r["pct"] == min(self.a.loads)]
-            for r in lo:
-                # The NDR's own criterion: a few packets lost to a VM
-                # scheduling hiccup do not fail the run; the doc shows them.
-                if r["loss"] > r["tx"] * self.a.ndr_loss / 100.0:
+            for r in self.best_runs(f):
+                # Loss at the lowest load beyond the PDR ratio is a malfunction;
+                # a few packets lost to a scheduling hiccup are shown, not failed.
+                if r["pct"] == min(a.loads) and r["loss"] > r["tx"] * a.pdr_loss / 100.0:
                     self.failures.append("%s: loss %d of %d at %d%% load (%.3f Mpps)" %
                                          (f.label, r["loss"], r["tx"], r["pct"],
                                           r["offered"] / 1e6))
+
+    def complete(self, f):
+        return [s for s in f.searches if not s["incomplete"] and s["results"]]
+
+    def stat(self, f, goal):
+        """(median, min, max, q1, q3) of a goal's result over f's complete searches."""
+        return med_iv([s["results"][goal]["load"] for s in self.complete(f)]) if f else None
+
+    def gen_bound(self, f):
+        """Searches whose NDR is the generator's limit: it ended at the highest
+        load with an unpaced trial that lost nothing and was refused nothing,
+        or its upper bound failed only by the generator falling behind."""
+        return [s for s in self.complete(f) if s["results"]["NDR"].get("generator_limit") or
+                (s["results"]["NDR"]["at_max"] and s["unpaced"] and
+                 s["unpaced"]["class"]["NDR"] == "pass")]
 
     # ------------------------------------------------------------- results
     def best_runs(self, f):
@@ -686,12 +948,19 @@ mac = 02:00:00:00:00:01
             "elapsed_s": self.elapsed, "machine": self.machine_rows,
             "commands": self.commands, "loopback": self.loopback,
             "ref_ndr": self.ref_ndr, "loads": self.loads, "failures": self.failures,
+            "skipped": getattr(self, "skipped", []),
             "settings": {k: getattr(self.a, k) for k in SETTINGS},
             "forwarders": [{"key": f.key, "label": f.label, "kind": f.kind, "burst": f.burst,
                             "error": f.error, "searches": f.searches, "runs": f.runs,
                             "crashes": f.crashes, "cmd": f.cmd_shown, "conf": f.conf_shown}
                            for f in self.fwds],
         }
+
+    def set_report_inputs(self, a):
+        """Earlier runs to compare with (--compare) and the findings text."""
+        self.compare = [LatBench.from_json(c) for c in a.compare]
+        self.compare_paths = a.compare
+        self.findings = read_findings(a.findings)
 
     @classmethod
     def from_json(cls, path):
@@ -702,25 +971,33 @@ mac = 02:00:00:00:00:01
         b.a = argparse.Namespace(**j["settings"])
         for k in ("date", "command", "loopback", "ref_ndr", "loads", "failures", "commands"):
             setattr(b, k, j[k])
+        b.skipped = j.get("skipped", [])
         b.git_head, b.elapsed, b.machine_rows = j["git"], j["elapsed_s"], j["machine"]
         b.fwds = []
         for x in j["forwarders"]:
             f = Fwd(x["key"], x["label"], x["kind"], x["burst"])
             f.error, f.searches, f.runs, f.crashes = x["error"], x["searches"], x["runs"], \
                 x["crashes"]
-            f.search = f.searches[-1] if f.searches else None
             f.cmd_shown, f.conf_shown = x["cmd"], x["conf"]
             b.fwds.append(f)
         return b
 
     def print_summary(self):
-        print("\n%-28s %9s %5s | %s" % ("forwarder", "NDR Mpps", "gen?",
-                                      "load: rx Mpps loss e2e p99/p99.99 us | "
-                                      "residence p99/p99.99 us | cpu fwd/gen"))
+        print("\n%-24s %-26s %-26s %9s | %s" % (
+            "forwarder", "NDR Mpps median [min-max]", "PDR Mpps median [min-max]",
+            "trials(inv)", "load: rx Mpps loss e2e p99/p99.99 us | res p99/p99.99 us | "
+            "cpu fwd/gen"))
         for f in self.fwds:
-            s = f.search
-            head = "%-28s %9s %5s" % (f.label, "%.3f" % (s["ndr_pps"] / 1e6) if s else "-",
-                                      ("yes" if s["gen_bound"] else "no") if s else "-")
+            cells = []
+            for g in ("NDR", "PDR"):
+                st = self.stat(f, g)
+                cells.append("%.3f [%.3f-%.3f] n=%d" % (st[0] / 1e6, st[1] / 1e6, st[2] / 1e6,
+                                                         len(self.complete(f)))
+                             if st else "-")
+            head = "%-24s %-26s %-26s %9s" % (
+                f.label, cells[0], cells[1], "%d(%d)" % (
+                    sum(s["n_trials"] for s in f.searches),
+                    sum(s["n_invalid"] for s in f.searches)))
             for r in self.best_runs(f):
                 res = r.get("res")
                 print("%s | %d%%: %.3f %d %.1f/%.1f | %s | %.2f/%.2f%s" % (
@@ -729,98 +1006,119 @@ mac = 02:00:00:00:00:01
                     "%.1f/%.1f" % (res["p99_ns"] / 1e3, res["p99_99_ns"] / 1e3) if res else "-",
                     r["fwd_share"], r["gen_share"], " contended" if r["contended"] else ""))
                 head = " " * len(head)
+            if not f.runs:
+                print(head)
             if f.error:
                 print("%s FAILED" % head)
         if self.failures:
             print("\nFAILURES:\n  " + "\n  ".join(x.splitlines()[0] for x in self.failures))
 
     # ------------------------------------------------------------- plots
+    @staticmethod
+    def xpos(f):
+        """Where a configuration sits on a burst axis: burst = auto right of 256."""
+        return f.burst if isinstance(f.burst, int) else 512
+
     def plots(self, outdir):
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        lfs = [f for f in self.fwds if f.kind == "lanefwd" and f.runs]
+        lfs = [f for f in self.fwds if f.kind == "lanefwd" and (f.runs or f.searches)]
         l3 = self.fwd("l3fwd")
+        ticks = [self.xpos(f) for f in lfs]
+        ticklabels = [str(f.burst) for f in lfs]
         files = []
         colors = {min(self.a.loads): "tab:blue", max(self.a.loads): "tab:red"}
-        # 1. p99.99 against burst, both loads, end to end and residence.
-        fig, ax = plt.subplots(figsize=(8, 5))
-        for pct, _ in self.loads:
-            c = colors.get(pct, "tab:green")
-            pts = [(f.burst, self.run_at(f.key, pct)) for f in lfs]
-            pts = [(b, r) for b, r in pts if r]
-            ax.plot([b for b, _ in pts], [r["e2e"]["p99_99_ns"] / 1e3 for _, r in pts], "-o",
-                    color=c, label="lanefwd end to end, %d%% load" % pct)
-            ax.plot([b for b, r in pts if "res" in r],
-                    [r["res"]["p99_99_ns"] / 1e3 for _, r in pts if "res" in r], "--s",
-                    color=c, alpha=0.7, label="lanefwd residence, %d%% load" % pct)
-            for b, r in pts:
-                if r["contended"]:
-                    ax.plot([b], [r["e2e"]["p99_99_ns"] / 1e3], "x", color="black",
-                            markersize=12)
-            r3 = self.run_at("l3fwd", pct) if l3 else None
-            if r3:
-                ax.plot([32], [r3["e2e"]["p99_99_ns"] / 1e3], "D", color=c, markersize=9,
-                        markerfacecolor="none", label="l3fwd end to end, %d%% load" % pct)
-        ax.plot([], [], "x", color="black", label="contended window")
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        bursts = [f.burst for f in lfs]
-        ax.set_xticks(bursts)
-        ax.set_xticklabels([str(b) for b in bursts])
-        ax.set_xlabel("lanefwd [pipeline] burst")
-        ax.set_ylabel("p99.99 latency, µs (log)")
-        ax.set_title("p99.99 against burst, memif, offered %s of %.2f Mpps" %
-                     (" and ".join("%d%%" % p for p, _ in self.loads), self.ref_ndr[1] / 1e6))
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(os.path.join(outdir, "p9999-vs-burst.png"), dpi=110)
-        plt.close(fig)
-        files.append("p9999-vs-burst.png")
-        # 2. Every percentile at the highest load, per burst (end to end).
-        pct = max(self.a.loads)
-        fig, ax = plt.subplots(figsize=(8, 5))
-        cmap = plt.get_cmap("viridis")
-        for i, f in enumerate(lfs + ([l3] if l3 and l3.runs else [])):
-            r = self.run_at(f.key, pct)
-            if not r:
-                continue
-            style = ":" if f.kind == "l3fwd" else "-"
-            color = "black" if f.kind == "l3fwd" else cmap(i / max(1, len(lfs) - 1))
-            ax.plot(range(len(PCTS)), [r["e2e"][k] / 1e3 for _, k in PCTS], style,
-                    marker="o", color=color,
-                    label=f.label + (" (contended)" if r["contended"] else ""))
-        ax.set_xticks(range(len(PCTS)))
-        ax.set_xticklabels([n for n, _ in PCTS])
-        ax.set_yscale("log")
-        ax.set_ylabel("end-to-end latency, µs (log)")
-        ax.set_title("Generator end-to-end percentiles at %d%% load" % pct)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(os.path.join(outdir, "percentiles-%d.png" % pct), dpi=110)
-        plt.close(fig)
-        files.append("percentiles-%d.png" % pct)
-        # 3. NDR against burst.
+        if self.loads:
+            # 1. p99.99 against burst, both loads, end to end and residence.
+            fig, ax = plt.subplots(figsize=(8, 5))
+            for pct, _ in self.loads:
+                c = colors.get(pct, "tab:green")
+                pts = [(self.xpos(f), self.run_at(f.key, pct)) for f in lfs]
+                pts = [(b, r) for b, r in pts if r]
+                ax.plot([b for b, _ in pts], [r["e2e"]["p99_99_ns"] / 1e3 for _, r in pts], "-o",
+                        color=c, label="lanefwd end to end, %d%% load" % pct)
+                ax.plot([b for b, r in pts if "res" in r],
+                        [r["res"]["p99_99_ns"] / 1e3 for _, r in pts if "res" in r], "--s",
+                        color=c, alpha=0.7, label="lanefwd residence, %d%% load" % pct)
+                for b, r in pts:
+                    if r["contended"]:
+                        ax.plot([b], [r["e2e"]["p99_99_ns"] / 1e3], "x", color="black",
+                                markersize=12)
+                r3 = self.run_at("l3fwd", pct) if l3 else None
+                if r3:
+                    ax.plot([32], [r3["e2e"]["p99_99_ns"] / 1e3], "D", color=c, markersize=9,
+                            markerfacecolor="none", label="l3fwd end to end, %d%% load" % pct)
+            ax.plot([], [], "x", color="black", label="contended window")
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xticks(ticks)
+            ax.set_xticklabels(ticklabels)
+            ax.set_xlabel("lanefwd [pipeline] burst")
+            ax.set_ylabel("p99.99 latency, µs (log)")
+            ax.set_title("p99.99 against burst, memif, offered %s of %.2f Mpps" %
+                         (" and ".join("%d%%" % p for p, _ in self.loads), self.ref_ndr[1] / 1e6))
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=7)
+            fig.tight_layout()
+            fig.savefig(os.path.join(outdir, "p9999-vs-burst.png"), dpi=110)
+            plt.close(fig)
+            files.append("p9999-vs-burst.png")
+            # 2. Every percentile at the highest load, per burst (end to end).
+            pct = max(self.a.loads)
+            fig, ax = plt.subplots(figsize=(8, 5))
+            cmap = plt.get_cmap("viridis")
+            for i, f in enumerate(lfs + ([l3] if l3 and l3.runs else [])):
+                r = self.run_at(f.key, pct)
+                if not r:
+                    continue
+                style = ":" if f.kind == "l3fwd" else "-"
+                color = "black" if f.kind == "l3fwd" else cmap(i / max(1, len(lfs) - 1))
+                ax.plot(range(len(PCTS)), [r["e2e"][k] / 1e3 for _, k in PCTS], style,
+                        marker="o", color=color,
+                        label=f.label + (" (contended)" if r["contended"] else ""))
+            ax.set_xticks(range(len(PCTS)))
+            ax.set_xticklabels([n for n, _ in PCTS])
+            ax.set_yscale("log")
+            ax.set_ylabel("end-to-end latency, µs (log)")
+            ax.set_title("Generator end-to-end percentiles at %d%% load" % pct)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=7)
+            fig.tight_layout()
+            fig.savefig(os.path.join(outdir, "percentiles-%d.png" % pct), dpi=110)
+            plt.close(fig)
+            files.append("percentiles-%d.png" % pct)
+        # 3. NDR and PDR against burst: median and min-max over the searches.
         fig, ax = plt.subplots(figsize=(8, 4.5))
-        pts = [(f.burst, f.search["ndr_pps"] / 1e6) for f in lfs if f.search]
-        ax.plot([b for b, _ in pts], [v for _, v in pts], "-o", label="lanefwd NDR")
-        if l3 and l3.search:
-            ax.axhline(l3.search["ndr_pps"] / 1e6, color="black", ls=":",
-                       label="l3fwd NDR (burst 32)")
-        ups = [(f.burst, f.search["unpaced_pps"] / 1e6) for f in lfs
-               if f.search and f.search["unpaced_pps"]]
-        ax.plot([b for b, _ in ups], [v for _, v in ups], "--^", color="gray",
-                label="generator unpaced through lanefwd (its memif ceiling)")
+        for goal, color, off in (("NDR", "tab:blue", 0.97), ("PDR", "tab:orange", 1.03)):
+            pts = [(self.xpos(f) * off, self.stat(f, goal)) for f in lfs]
+            pts = [(x, st) for x, st in pts if st]
+            if not pts:
+                continue
+            ax.errorbar([x for x, _ in pts], [st[0] / 1e6 for _, st in pts],
+                        yerr=[[(st[0] - st[1]) / 1e6 for _, st in pts],
+                              [(st[2] - st[0]) / 1e6 for _, st in pts]],
+                        fmt="o", color=color, capsize=4,
+                        label="lanefwd %s (median, min-max of %d searches)" % (goal,
+                                                                                self.a.searches))
+            for (x, st), f in zip(pts, lfs):
+                for sr in self.complete(f):
+                    ax.plot([x], [sr["results"][goal]["load"] / 1e6], ".", color=color,
+                            alpha=0.35)
+        st3 = self.stat(l3, "NDR") if l3 else None
+        if st3:
+            ax.axhspan(st3[1] / 1e6, st3[2] / 1e6, color="black", alpha=0.08)
+            ax.axhline(st3[0] / 1e6, color="black", ls=":", label="l3fwd NDR median (band: "
+                       "min-max)")
         ax.set_xscale("log", base=2)
-        ax.set_xticks(bursts)
-        ax.set_xticklabels([str(b) for b in bursts])
+        ax.set_xticks(ticks)
+        ax.set_xticklabels(ticklabels)
         ax.set_ylim(bottom=0)
         ax.set_xlabel("lanefwd [pipeline] burst")
-        ax.set_ylabel("Mpps")
-        ax.set_title("NDR (loss <= %g%%) over memif" % self.a.ndr_loss)
+        ax.set_ylabel("Mpps (offered load)")
+        ax.set_title("MLRsearch NDR (loss %g%%) and PDR (%g%%) over memif" %
+                     (self.a.ndr_loss, self.a.pdr_loss))
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
         fig.tight_layout()
@@ -866,28 +1164,207 @@ mac = 02:00:00:00:00:01
                          if r32["contended"] or r128["contended"] else
                          " Neither window was contended."))
         lf, l3 = self.fwd("lf32"), self.fwd("l3fwd")
-        if lf and l3 and lf.search and l3.search:
-            parts = ["NDR %.3f / %.3f Mpps = %s%s" % (
-                lf.search["ndr_pps"] / 1e6, l3.search["ndr_pps"] / 1e6,
-                self.ratio(lf.search["ndr_pps"], l3.search["ndr_pps"]),
-                " (both generator-bound: the ratio compares the generator with itself)"
-                if lf.search["gen_bound"] and l3.search["gen_bound"] else
-                " (lanefwd's NDR is generator-bound)" if lf.search["gen_bound"] else
-                " (l3fwd's NDR is generator-bound)" if l3.search["gen_bound"] else "")]
-            for pct, _ in self.loads:
-                a, b = self.run_at("lf32", pct), self.run_at("l3fwd", pct)
-                if a and b:
+        a, b = self.stat(lf, "NDR"), self.stat(l3, "NDR")
+        if a and b:
+            pa, pb = self.stat(lf, "PDR"), self.stat(l3, "PDR")
+            parts = ["median NDR %.3f / %.3f Mpps = %s, median PDR %s" % (
+                a[0] / 1e6, b[0] / 1e6, self.ratio(a[0], b[0]),
+                "%.3f / %.3f Mpps = %s" % (pa[0] / 1e6, pb[0] / 1e6, self.ratio(pa[0], pb[0]))
+                if pa and pb else "-")]
+            for pct, _ in self.loads or []:
+                x, y = self.run_at("lf32", pct), self.run_at("l3fwd", pct)
+                if x and y:
                     parts.append("at %d%% load end-to-end p99 %s, p99.99 %s%s" % (
-                        pct, self.ratio(a["e2e"]["p99_ns"], b["e2e"]["p99_ns"]),
-                        self.ratio(a["e2e"]["p99_99_ns"], b["e2e"]["p99_99_ns"]),
-                        " (contended)" if a["contended"] or b["contended"] else ""))
-            L.append("**lanefwd (burst 32) / l3fwd:** " + "; ".join(parts) +
-                     " (below 1 is better for latency, above 1 for NDR).")
+                        pct, self.ratio(x["e2e"]["p99_ns"], y["e2e"]["p99_ns"]),
+                        self.ratio(x["e2e"]["p99_99_ns"], y["e2e"]["p99_99_ns"]),
+                        " (contended)" if x["contended"] or y["contended"] else ""))
+            L.append("**lanefwd (burst 32) / l3fwd, same run:** " + "; ".join(parts) +
+                     " (below 1 is better for latency, above 1 for throughput).")
+        rows = [(f, self.stat(f, "NDR")) for f in self.fwds]
+        rows = [(f, st) for f, st in rows if st]
+        if rows:
+            L.append("**Median NDR by configuration (Mpps, min-max over its complete "
+                     "searches, n):** %s." % ", ".join("%s %.2f (%.2f-%.2f, n=%d)" % (
+                         f.label.replace("lanefwd ", "").replace("DPDK ", ""), st[0] / 1e6,
+                         st[1] / 1e6, st[2] / 1e6, len(self.complete(f))) for f, st in rows))
+        return L
+
+    def limit_cell(self, f):
+        """What bounded the unpaced trials of f's searches (backpressure or not)."""
+        un = [s["unpaced"] for s in f.searches if s.get("unpaced") and s["unpaced"]["valid"]]
+        if not un:
+            return "-"
+        refused = [u for u in un if u.get("tx_refused", 0) > 0]
+        return "%.2f Mpps, %s" % (
+            statistics.median(u["tx_pps"] for u in un) / 1e6,
+            "refused in %d/%d: forwarder" % (len(refused), len(un)) if refused else
+            "nothing refused: generator")
+
+    def throughput_section(self):
+        a = self.a
+        lb = self.loopback
+        L = ["## Throughput: MLRsearch NDR and PDR over memif\n"]
+        L.append("Method: FD.io CSIT's MLRsearch (draft-ietf-bmwg-mlrsearch; "
+                 "`bench/mlrsearch.py`), **%d searches per configuration, interleaved** "
+                 "(round robin over the configurations, each round starting one "
+                 "configuration further on). One search: a fresh forwarder and one "
+                 "`lanefwd-gen --trials` process (EAL and the memif connection set up once per "
+                 "search; each trial is a `RATE DURATION` request answered by one JSON line, "
+                 "%g s warm-up and %g s drain around it). An initial unpaced %g s trial gives "
+                 "the highest load (what the generator sent) and the first guess (what came "
+                 "back); then phases of %s s trials with relative width goals %s, both goals "
+                 "narrowed in every phase from the same trials. Final phase: a load is a lower "
+                 "bound when at least half of %d final-duration trials pass, an upper bound "
+                 "when more than half fail (exceed ratio 0.5), so the final rates are "
+                 "repeated and one unlucky trial does not move the result. The result is the "
+                 "relevant lower bound (an offered load).\n" % (
+                     a.searches, a.trial_warmup, a.trial_drain, a.initial,
+                     " → ".join("%g" % d for d in a.durations),
+                     " → ".join("%g%%" % (100 * w) for w in a.widths), a.final_trials))
+        L.append("A trial **passes** a goal when both its loss and its backpressure (packets "
+                 "the forwarder's memif RX ring refused: the generator counts every packet "
+                 "`tx_burst` took only on a retry; on a NIC they would have been dropped at "
+                 "its RX ring) stay within the goal's ratio: **NDR %g%%, PDR %g%%**. It "
+                 "**fails** otherwise, and is **invalid** (re-run, never counted as a loss) "
+                 "when it failed while the forwarding thread or the generator had less than "
+                 "%.2f of a CPU during it, or the forwarding thread (alone on its CPU) spent "
+                 "more than %g ms runnable but off it (`/proc/PID/task/TID/schedstat`, read "
+                 "before the request and after the answer; a single descheduling of a few ms "
+                 "overflows a 4096-slot memif ring at these rates long before it shows in a "
+                 "share), or when the generator fell behind its schedule without any refusal "
+                 "while descheduled (with its CPU, that is its own limit: a failure), or when "
+                 "all the loss was lanefwd's TX ring toward the generator overflowing "
+                 "(`drop_tx_full`: the generator's RX did not keep up). What the forwarder's "
+                 "own other threads (lanefwd's main lcore, `lf-neigh`) run on the forwarding "
+                 "CPU is its cost, not noise. The initial unpaced trial is re-run until "
+                 "neither process was descheduled: it sets the highest load. A trial that "
+                 "passed while descheduled still passed. Before each "
+                 "search and after an invalid trial the script waits (up to %g s / 3 s) for "
+                 "other processes to leave both CPUs.\n" % (
+                     a.ndr_loss, a.pdr_loss, a.min_share, a.max_wait_ms, a.max_wait))
+        L.append("The generator alone (a ring port looped back, `--loopback --rate max`, no "
+                 "memif, no forwarder): **%.2f Mpps** (end-to-end p50 %s µs, p99.99 %s µs).\n" %
+                 (lb["rx_pps"] / 1e6, self.fmt_us(lb["latency"]["p50_ns"]),
+                  self.fmt_us(lb["latency"]["p99_99_ns"])))
+        L.append("| forwarder | NDR median Mpps | NDR min-max | PDR median Mpps | PDR min-max | "
+                 "NDR x l3fwd | searches complete | trials (invalid) | unpaced trial: sent, "
+                 "what held it |")
+        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+        l3 = self.stat(self.fwd("l3fwd"), "NDR")
+        for f in self.fwds:
+            n, p = self.stat(f, "NDR"), self.stat(f, "PDR")
+            L.append("| %s | %s | %s | %s | %s | %s | %d/%d | %d (%d) | %s |" % (
+                f.label, "%.3f" % (n[0] / 1e6) if n else "-",
+                "%.3f-%.3f" % (n[1] / 1e6, n[2] / 1e6) if n else "-",
+                "%.3f" % (p[0] / 1e6) if p else "-",
+                "%.3f-%.3f" % (p[1] / 1e6, p[2] / 1e6) if p else "-",
+                self.ratio(n[0], l3[0]) if n and l3 else "-",
+                len(self.complete(f)), len(f.searches),
+                sum(s["n_trials"] for s in f.searches),
+                sum(s["n_invalid"] for s in f.searches), self.limit_cell(f)))
+        L.append("")
+        L.append("![NDR and PDR against burst](%s/ndr-vs-burst.png)\n" % self.rel)
+        return L
+
+    def repeat_section(self):
+        """This run's medians against earlier runs' (--compare)."""
+        if not getattr(self, "compare", None):
+            return []
+        L = ["## Repeatability: this run against earlier ones\n"]
+        L.append("The issue's done-criterion: the same configuration's median NDR in two "
+                 "runs of the script, minutes apart, differs by less than 10% (difference "
+                 "relative to the earlier run).\n")
+        for c, path in zip(self.compare, self.compare_paths):
+            L.append("Against `%s` (run of %s, git `%s`):\n" % (
+                os.path.relpath(path, ROOT) if os.path.isabs(path) else path, c.date,
+                c.git_head))
+            L.append("| configuration | NDR this run | NDR earlier | NDR diff | PDR this run | "
+                     "PDR earlier | PDR diff | NDR within 10% |")
+            L.append("|---|---:|---:|---:|---:|---:|---:|---|")
+            for f in self.fwds:
+                g = c.fwd(f.key)
+                row, ok = [f.label], None
+                for goal in ("NDR", "PDR"):
+                    x, y = self.stat(f, goal), c.stat(g, goal) if g else None
+                    if x and y:
+                        d = (x[0] - y[0]) / y[0]
+                        row += ["%.3f" % (x[0] / 1e6), "%.3f" % (y[0] / 1e6), "%+.1f%%" %
+                                (100 * d)]
+                        if goal == "NDR":
+                            ok = abs(d) < 0.10
+                    else:
+                        row += ["%.3f" % (x[0] / 1e6) if x else "-",
+                                "%.3f" % (y[0] / 1e6) if y else "-", "-"]
+                row.append("-" if ok is None else "yes" if ok else "**no**")
+                L.append("| " + " | ".join(row) + " |")
+            L.append("")
+        return L
+
+    def anatomy_section(self):
+        """What each configuration's unpaced trials show: the forwarder's
+        capacity through memif, what held the generator, how full its polls were."""
+        L = ["## What burst does: the unpaced trials\n"]
+        L.append("Per configuration, over the valid unpaced (initial) trials of its searches "
+                 "(medians): what the generator sent and got back, how much the forwarder's "
+                 "RX ring refused, lanefwd's own counters over the trial (RX packets per busy "
+                 "poll, polls that came back full, drops by reason). With the generator "
+                 "unpaced the forwarder is saturated when anything is refused: its packets "
+                 "per poll then say what its burst really is.\n")
+        L.append("| configuration | unpaced trials | sent Mpps | received Mpps | refused % | "
+                 "pkts / busy poll | full polls % | lanefwd drops |")
+        L.append("|---|---:|---:|---:|---:|---:|---:|---|")
+        for f in self.fwds:
+            un = [s["unpaced"] for s in f.searches if s.get("unpaced") and s["unpaced"]["valid"]]
+            if not un:
+                continue
+            med = statistics.median
+            ppp, full, drops = [], [], {}
+            for u in un:
+                c = u.get("fwd_counters") or {}
+                if c.get("busy_polls"):
+                    ppp.append(c.get("rx_packets", 0) / c["busy_polls"])
+                    if isinstance(f.burst, int):
+                        top = [k for k in c if k.startswith("burst_") and
+                               (k == "burst_%d" % f.burst or k.startswith("burst_%d_" % f.burst)
+                                or k.endswith("_%d" % (f.burst * 2 - 1)))]
+                        full.append(100.0 * sum(c[k] for k in top) / c["busy_polls"])
+                for k, v in c.items():
+                    if k.startswith("drop_"):
+                        drops[k[5:]] = drops.get(k[5:], 0) + v
+            L.append("| %s | %d | %.3f | %.3f | %.4f | %s | %s | %s |" % (
+                f.label, len(un), med(u["tx_pps"] for u in un) / 1e6,
+                med(u["rx_pps"] for u in un) / 1e6,
+                100 * med(u.get("refused_ratio", 0) for u in un),
+                "%.1f" % med(ppp) if ppp else "-", "%.0f" % med(full) if full else "-",
+                ", ".join("%s %d" % kv for kv in sorted(drops.items())) or
+                ("none" if f.kind == "lanefwd" else "-")))
+        L.append("")
+        if getattr(self, "findings", None):
+            L.append(self.findings.rstrip() + "\n")
+        return L
+
+    def search_listing(self):
+        L = ["MLRsearches (every trial: offered Mpps or `u` unpaced, duration s, NDR/PDR "
+             "class p/f or `inv`, with loss % and refused % of what was sent):\n"]
+        for f in self.fwds:
+            for s in f.searches:
+                r = s["results"]
+                L.append("* %s, search %d (%.0f s%s): %s. Trials: %s" % (
+                    f.label, s["rep"], s["elapsed_s"],
+                    "; **incomplete: %s**" % s["incomplete"] if s["incomplete"] else "",
+                    ", ".join("%s %.3f" % (k, (v["load"] or 0) / 1e6) for k, v in r.items())
+                    or "no result",
+                    ", ".join("%s/%g %s %.3f%%/%.3f%%" % (
+                        "%.3f" % (t["load"] / 1e6) if t["load"] else "u", t["duration"],
+                        "/".join(c[0] for c in t["class"].values()) if t["valid"] else "inv",
+                        100 * t["loss_ratio"], 100 * t.get("refused_ratio", 0))
+                        for t in s["trials"])))
+        L.append("")
         return L
 
     def write_doc(self, path, files):
         a = self.a
-        rel = os.path.basename(os.path.splitext(path)[0])
+        rel = self.rel = os.path.basename(os.path.splitext(path)[0])
         hi, lo = max(a.loads), min(a.loads)
         L = ["# Latency benchmarks: burst size against tail latency\n",
              "<!-- Generated by bench/bench-latency.sh; do not edit by hand: rerun it. -->\n"]
@@ -906,68 +1383,48 @@ mac = 02:00:00:00:00:01
             L.append("**Failures in this run:**\n")
             L += ["* %s" % x.splitlines()[0] for x in self.failures]
             L.append("")
-        L.append("## Throughput: NDR over memif\n")
-        lb = self.loopback
-        L.append("NDR: the highest offered rate whose loss stays at or below %g%% "
-                 "(`lanefwd-gen --search`, %g s trials, %g%% precision). The search starts "
-                 "unpaced: when that first trial passes, the forwarder kept up with all the "
-                 "generator could send through memif and the NDR is **generator-bound** "
-                 "(the forwarder's capacity is higher). The generator's own ceiling, a ring "
-                 "port looped back on itself (`--loopback --rate max`, no memif, no "
-                 "forwarder): **%.2f Mpps** (end-to-end p50 %s µs, p99.99 %s µs).\n" %
-                 (a.ndr_loss, a.trial, a.precision, lb["rx_pps"] / 1e6,
-                  self.fmt_us(lb["latency"]["p50_ns"]), self.fmt_us(lb["latency"]["p99_99_ns"])))
-        L.append("| forwarder | NDR Mpps | x l3fwd | unpaced first trial Mpps (loss) | "
-                 "generator-bound | trials | cpu fwd / gen during the search |")
-        L.append("|---|---:|---:|---:|---|---:|---:|")
-        l3 = self.fwd("l3fwd")
-        for f in self.fwds:
-            s = f.search
-            if not s:
-                L.append("| %s | FAILED | | | | | |" % f.label)
-                continue
-            first = s["trials"][0] if s["trials"] else {}
-            L.append("| %s%s | %.3f | %s | %.3f (%.4f%%) | %s | %d | %.2f / %.2f |" % (
-                f.label, self.mark(s), s["ndr_pps"] / 1e6,
-                self.ratio(s["ndr_pps"], l3.search["ndr_pps"]) if l3 and l3.search else "-",
-                (s["unpaced_pps"] or 0) / 1e6, first.get("loss_ratio", 0) * 100,
-                "**yes**" if s["gen_bound"] else "no", len(s["trials"]), s["fwd_share"],
-                s["gen_share"] or 0))
-        L.append("")
-        L.append("![NDR against burst](%s/ndr-vs-burst.png)\n" % rel)
-        L.append("## Latency against burst\n")
-        L.append("Offered loads: %s of the reference NDR (%s, %.3f Mpps), the same "
-                 "absolute rates for every burst and for l3fwd. Each load is one generator "
-                 "run: %g s of warm-up, then a %g s measured window. End to end: the "
-                 "generator's stamp-to-receive latency (two memif hops, the forwarder, "
-                 "the generator's own RX poll). Residence: lanefwd's "
-                 "`/lanefwd/latency` (RX burst return to TX hand-over) since a "
-                 "`/lanefwd/latency_reset` at the start of the window. Percentiles in µs. "
-                 "cpu fwd / gen: share of the window the forwarding thread / the "
-                 "generator had a CPU; (c) marks a contended window (either below %.2f).\n" %
-                 (", ".join("%d%%" % p for p, _ in self.loads), self.ref_ndr[0],
-                  self.ref_ndr[1] / 1e6, a.warmup, a.window, a.min_share))
-        for pct, pps in self.loads:
-            L.append("### %d%% load: %.3f Mpps offered\n" % (pct, pps / 1e6))
-            L.append("| forwarder | Mpps rx | loss | e2e p50 | e2e p99 | e2e p99.9 | "
-                     "e2e p99.99 | res p50 | res p99 | res p99.9 | res p99.99 | "
-                     "pkts / busy poll | cpu fwd / gen |")
-            L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-            for f in self.fwds:
-                r = self.run_at(f.key, pct)
-                if not r:
-                    L.append("| %s | FAILED |" % f.label + " |" * 11)
-                    continue
-                L.append("| %s%s | %.3f | %d | %s | %s | %s | %.2f / %.2f |" % (
-                    f.label, self.mark(r), r["rx_pps"] / 1e6, r["loss"],
-                    " | ".join(self.pct_cells(r["e2e"])),
-                    " | ".join(self.pct_cells(r.get("res"))),
-                    "%.1f" % r["pkts_per_poll"] if "pkts_per_poll" in r else "-",
-                    r["fwd_share"], r["gen_share"]))
-            L.append("")
-        L.append("![p99.99 against burst](%s/p9999-vs-burst.png)\n" % rel)
-        L.append("![percentiles at %d%% load](%s/percentiles-%d.png)\n" % (hi, rel, hi))
+        L += self.throughput_section()
+        L += self.repeat_section()
+        L += self.anatomy_section()
+        if not self.loads:
+            L.append("## Latency against burst\n")
+            L.append("Not measured in this run: lanefwd burst 32 had no complete search, so "
+                     "there is no reference NDR to take the loads from.\n")
+        else:
+            L.append("## Latency against burst\n")
+            L.append("Offered loads: %s of the reference NDR (%s, %.3f Mpps), the same "
+                     "absolute rates for every burst and for l3fwd. Each load is one generator "
+                     "run: %g s of warm-up, then a %g s measured window. End to end: the "
+                     "generator's stamp-to-receive latency (two memif hops, the forwarder, "
+                     "the generator's own RX poll). Residence: lanefwd's "
+                     "`/lanefwd/latency` (RX burst return to TX hand-over) since a "
+                     "`/lanefwd/latency_reset` at the start of the window. Percentiles in µs. "
+                     "cpu fwd / gen: share of the window the forwarding thread / the "
+                     "generator had a CPU; (c) marks a contended window (either below %.2f).\n" %
+                     (", ".join("%d%%" % p for p, _ in self.loads), self.ref_ndr[0],
+                      self.ref_ndr[1] / 1e6, a.warmup, a.window, a.min_share))
+            for pct, pps in self.loads:
+                L.append("### %d%% load: %.3f Mpps offered\n" % (pct, pps / 1e6))
+                L.append("| forwarder | Mpps rx | loss | e2e p50 | e2e p99 | e2e p99.9 | "
+                         "e2e p99.99 | res p50 | res p99 | res p99.9 | res p99.99 | "
+                         "pkts / busy poll | cpu fwd / gen |")
+                L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+                for f in self.fwds:
+                    r = self.run_at(f.key, pct)
+                    if not r:
+                        L.append("| %s | FAILED |" % f.label + " |" * 11)
+                        continue
+                    L.append("| %s%s | %.3f | %d | %s | %s | %s | %.2f / %.2f |" % (
+                        f.label, self.mark(r), r["rx_pps"] / 1e6, r["loss"],
+                        " | ".join(self.pct_cells(r["e2e"])),
+                        " | ".join(self.pct_cells(r.get("res"))),
+                        "%.1f" % r["pkts_per_poll"] if "pkts_per_poll" in r else "-",
+                        r["fwd_share"], r["gen_share"]))
+                L.append("")
+            L.append("![p99.99 against burst](%s/p9999-vs-burst.png)\n" % rel)
+            L.append("![percentiles at %d%% load](%s/percentiles-%d.png)\n" % (hi, rel, hi))
         L.append("## lanefwd against l3fwd at equal load\n")
+        l3 = self.fwd("l3fwd")
         if l3 and l3.runs and self.fwd("lf32") and self.fwd("lf32").runs:
             L.append("lanefwd at its default burst 32 against l3fwd, whose burst is fixed "
                      "at 32 (`MAX_PKT_BURST` in l3fwd.h; 22.11's l3fwd has no burst "
@@ -998,23 +1455,29 @@ mac = 02:00:00:00:00:01
                  "the mbuf and the shared ring on both sides.")
         L.append("* CPUs: lanefwd-gen sends and receives on lcore %d (CPU %d), one "
                  "run-to-completion loop. The forwarder polls both ports from one lcore on "
-                 "CPU %d. lanefwd's main lcore (control thread, telemetry) is CPU %d. "
-                 "l3fwd runs with `-l %d` (it opens one TX queue per lcore and the memif "
-                 "client has one ring per direction), so its EAL control threads go to "
-                 "CPU %d. The benchmark driver and the telemetry client are pinned to "
-                 "CPU %d." % (GEN_CPU, GEN_CPU, FWD_CPU, GEN_CPU, FWD_CPU, GEN_CPU, GEN_CPU))
+                 "CPU %d. Every other thread of the forwarder (lanefwd's main lcore, "
+                 "`lf-neigh`, telemetry; l3fwd's EAL threads) is moved to CPU %d once it "
+                 "runs: EAL starts them on the main lcore's CPU %d, the generator's, where "
+                 "lanefwd's `lf-neigh` (a 100 µs sleep loop, ~7,000 wake-ups a second) cost "
+                 "the generator about 30%% of its rate. l3fwd runs with `-l %d` (it opens one "
+                 "TX queue per lcore and the memif client has one ring per direction). The "
+                 "benchmark driver and the telemetry client are pinned to CPU %d." % (
+                     GEN_CPU, GEN_CPU, FWD_CPU, FWD_CPU, GEN_CPU, FWD_CPU, GEN_CPU))
         L.append("* Traffic: 64-byte UDP/IPv4 frames (with FCS), %d flows (uniform), to "
                  "198.18.1.1-254, which both forwarders route out of port b (l3fwd's "
                  "built-in 198.18.1.0/24 route; lanefwd gets l3fwd's routes and "
                  "destination MACs)." % a.flows)
-        L.append("* Each generator invocation (the NDR search, each load, each retry) "
-                 "runs against a fresh forwarder process, started for it and stopped "
-                 "(SIGINT) after it. lanefwd's figures are read while the generator is "
-                 "still connected (it drains %g s after its window). Before each "
-                 "invocation the script waits up to %g s for other processes to leave "
-                 "both CPUs (below 15%% busy each). Each forwarder configuration's runs "
-                 "hold `%s` (flock), so no other benchmark that takes the lock ran "
-                 "meanwhile; other users' builds and tests could, and the tables say "
+        L.append("* Each generator invocation (one whole MLRsearch through `--trials`, each "
+                 "load, each retry) runs against a fresh forwarder process, started for it "
+                 "and stopped (SIGINT) after it, **before** the generator disconnects: the "
+                 "generator runs with `--linger` and closes its memif ports only once the "
+                 "forwarder has closed the links (DPDK 22.11's memif PMD can crash a server "
+                 "still polling when its client goes away). lanefwd's figures are read while "
+                 "the generator is still connected (it drains %g s after its window). Before "
+                 "each search and load the script waits up to %g s for other processes to "
+                 "leave both CPUs (below 15%% busy each). Each search and each forwarder's "
+                 "latency runs hold `%s` (flock), so no other benchmark that takes the lock "
+                 "ran meanwhile; other users' builds and tests could, and the tables say "
                  "when they did." % (DRAIN, a.max_wait, a.lock or "no lock"))
         crashes = [(f, c) for f in self.fwds for c in f.crashes]
         if crashes:
@@ -1040,12 +1503,14 @@ mac = 02:00:00:00:00:01
                      "forwarder (kill -INT PID)" % f.label)
             if f.kind == "lanefwd":
                 L.append("$T/lanefwd -c $T/PREFIX.ini   # the configuration below, "
-                         "burst = %d" % f.burst)
+                         "burst = %s" % f.burst)
             else:
                 L.append(f.cmd_shown)
-            for r in ([f.search] if f.search else []) + self.best_runs(f):
+            for r in f.searches[:1] + self.best_runs(f):
                 if "cmd" in r:
-                    L.append(r["cmd"])
+                    L.append(r["cmd"] + ("   # one MLRsearch: 'RATE DURATION' lines on "
+                                         "stdin, a JSON line per trial" if r in f.searches
+                                         else ""))
         L.append("# lanefwd only, per load, with one connection of the stock client:")
         L.append("dpdk-telemetry.py -f PREFIX   # reads from stdin: /lanefwd/latency until "
                  "its interval changes, /lanefwd/latency_reset and /lanefwd/workers,%d at "
@@ -1084,16 +1549,7 @@ mac = 02:00:00:00:00:01
                              r["loadavg"], "yes" if r["contended"] else "no",
                              who(r)))
         L.append("")
-        L.append("NDR searches (every attempt; offered Mpps, loss %, pass per trial):\n")
-        for f in self.fwds:
-            for s in f.searches:
-                L.append("* %s, try %d (cpu fwd %.2f, gen %.2f%s): %s" % (
-                    f.label, s["attempt"], s["fwd_share"], s["gen_share"] or 0,
-                    "; contended: " + who(s) if s["contended"] else "",
-                    ", ".join("%.3f %.4f%% %s" % (t["tx_pps"] / 1e6, t["loss_ratio"] * 100,
-                                                  "pass" if t["pass"] else "fail")
-                              for t in s["trials"])))
-        L.append("")
+        L += self.search_listing()
         with open(path, "w") as fh:
             fh.write("\n".join(L))
         log("wrote %s" % path)
@@ -1124,29 +1580,33 @@ mac = 02:00:00:00:00:01
                  "histogram) is measured inside the forwarding loop and is hit only "
                  "when the worker itself is preempted mid-burst; end to end is hit by "
                  "either process." % (a.window, len(cont), len(runs), a.min_share))
-        gb = [f.label for f in self.fwds if f.search and f.search["gen_bound"]]
+        gb = ["%s (%d of %d)" % (f.label, len(self.gen_bound(f)), len(self.complete(f)))
+              for f in self.fwds if self.gen_bound(f)]
         if gb:
-            L.append("* **Generator-bound NDR:** %s. There the NDR is what lanefwd-gen "
-                     "sends and receives through two memif ports on one lcore (compare its "
-                     "%.2f Mpps ceiling on a ring port), and the forwarder's capacity is "
-                     "higher; the loads derived from it are still equal for all "
-                     "configurations." % (", ".join(gb), self.loopback["rx_pps"] / 1e6))
+            L.append("* **Generator-bound NDR:** %s. There the unpaced trial lost nothing and "
+                     "the forwarder refused nothing, and the NDR is the highest load "
+                     "lanefwd-gen could send through two memif ports on one lcore (compare "
+                     "its %.2f Mpps on a ring port): the forwarder's capacity is higher." % (
+                         ", ".join(gb), self.loopback["rx_pps"] / 1e6))
         else:
-            L.append("* **Not generator-bound:** every search's unpaced first trial lost "
-                     "packets, so each NDR is below what the generator sent unpaced; on "
-                     "this machine that loss can be a descheduled forwarder as much as its "
-                     "capacity (see the cpu share during the search).")
-        ref = self.fwds[0] if self.fwds and self.fwds[0].search else None
-        if ref and ref.search["gen_bound"]:
-            L.append("* **The reference NDR is the generator's limit**, so the %d%% load "
-                     "runs lanefwd-gen itself at about %d%% of what it can send and "
-                     "receive on its one lcore. Its RX poll shares a loop with TX, so at "
-                     "that load a packet can wait in the memif ring while the generator "
-                     "builds and sends a burst: the end-to-end figures then include the "
-                     "generator's own queueing, and loss there can be the generator's. "
-                     "lanefwd's residence histogram is the forwarder-only figure; l3fwd "
-                     "has none, so the lanefwd/l3fwd ratios at that load compare two "
-                     "runs of the same saturated generator." % (max(a.loads), max(a.loads)))
+            L.append("* **No NDR is generator-bound:** in every search the forwarder's RX "
+                     "ring refused part of what the unpaced generator offered (the "
+                     "\"what held it\" column), so the highest load is the forwarder's, "
+                     "not the generator's.")
+        skipped = getattr(self, "skipped", None) or []
+        if skipped:
+            L.append("* **Searches not run:** the searches took longer than their budget "
+                     "(%g min; invalid trials are re-run), so %d were not started: %s." % (
+                         a.search_budget, len(skipped), ", ".join(
+                             "%s round %d" % tuple(x) for x in skipped)))
+        inv = sum(s["n_invalid"] for f in self.fwds for s in f.searches)
+        tot = sum(s["n_trials"] for f in self.fwds for s in f.searches)
+        L.append("* **Invalid trials:** %d of %d search trials were invalid (failed while a "
+                 "process had less than %.2f of a CPU, or the generator fell behind without "
+                 "backpressure) and were re-run; %d search(es) ran out of their invalid "
+                 "budget and are left out of the medians." % (
+                     inv, tot, a.min_share,
+                     sum(1 for f in self.fwds for s in f.searches if s["incomplete"])))
         L.append("* **Head-of-line blocking is a property of full bursts.** At a load the "
                  "forwarder handles easily most polls return a few packets (pkts / busy "
                  "poll), whatever the configured burst: a larger burst changes only what "
@@ -1156,8 +1616,9 @@ mac = 02:00:00:00:00:01
                  "between bursts shows at the high load and in the deepest percentiles "
                  "first.")
         L.append("* **What is not measured here:** a NIC's descriptor rings and DMA, "
-                 "interrupt moderation, several workers, IMIX. One repetition per point "
-                 "(`--reps` does not exist: rerun the script for a second sample).")
+                 "interrupt moderation, several workers, IMIX. The latency windows are one "
+                 "repetition per point (the throughput figures are %d searches each)." %
+                 a.searches)
         L.append("")
         return L
 
@@ -1184,41 +1645,96 @@ mac = 02:00:00:00:00:01
             log("kept %s" % self.tmp)
 
 
+def read_findings(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def floats(x):
+    return [float(v) for v in x.split(",")]
+
+
 def main():
     ap = argparse.ArgumentParser(
-        description="lanefwd burst size against tail latency, with DPDK l3fwd, over memif "
-        "with lanefwd-gen; writes docs/benchmarks-latency.md")
+        description="lanefwd burst size against throughput (MLRsearch NDR and PDR) and tail "
+        "latency, with DPDK l3fwd, over memif with lanefwd-gen; writes "
+        "docs/benchmarks-latency.md")
     ap.add_argument("--quick", action="store_true",
-                    help="bursts 32 and 128 and l3fwd, 2 s windows, 1 s trials, no retries, "
-                    "docs not written: iteration")
+                    help="bursts 32 and 128 and l3fwd, 2 searches each with one 0.5 s phase, "
+                    "2 s latency windows, no retries, docs not written: iteration")
     ap.add_argument("--bursts", help="lanefwd bursts, comma-separated (default "
-                    "8,16,32,64,128,256; 32 is always run, first: the reference NDR)")
+                    "8,16,32,64,128,256; 32 is always run: the reference NDR)")
+    ap.add_argument("--auto", dest="auto", action="store_true", default=None,
+                    help="also burst = auto (default: when lanefwd --check-config takes it)")
+    ap.add_argument("--no-auto", dest="auto", action="store_false")
     ap.add_argument("--loads", default="50,90",
                     help="offered loads, percent of the reference NDR (default 50,90)")
     ap.add_argument("--window", type=float, help="measured seconds per load (default 5)")
     ap.add_argument("--warmup", type=float, help="warm-up seconds per load (default 1)")
-    ap.add_argument("--trial", type=float, help="seconds per NDR trial (default 2)")
-    ap.add_argument("--ndr-loss", type=float, default=0.001,
-                    help="loss allowed in a passing NDR trial, percent (default 0.001)")
-    ap.add_argument("--precision", type=float, default=5,
-                    help="NDR search precision, percent (default 5)")
+    ap.add_argument("--searches", type=int,
+                    help="MLRsearches per configuration, interleaved (default 3)")
+    ap.add_argument("--ndr-loss", type=float, default=0.0,
+                    help="NDR: loss (and backpressure) allowed in a passing trial, percent "
+                    "(default 0)")
+    ap.add_argument("--pdr-loss", type=float, default=0.5,
+                    help="PDR: the same, percent (default 0.5)")
+    ap.add_argument("--durations", type=floats,
+                    help="MLRsearch phases' trial durations, s, the last the final one "
+                    "(default 0.5,1)")
+    ap.add_argument("--widths", type=floats,
+                    help="the phases' relative width goals (default 0.04,0.02)")
+    ap.add_argument("--initial", type=float,
+                    help="the initial unpaced trial, s (default 1)")
+    ap.add_argument("--final-trials", type=int, default=3,
+                    help="final-duration trials summed per load (exceed ratio 0.5: 2 passes "
+                    "make a lower bound, 2 failures an upper bound; default 3)")
+    ap.add_argument("--trial-warmup", type=float, default=0.1,
+                    help="warm-up before each search trial, s (default 0.1)")
+    ap.add_argument("--trial-drain", type=float, default=0.2,
+                    help="drain after each search trial, s (default 0.2)")
     ap.add_argument("--flows", type=int, default=1024)
-    ap.add_argument("--min-share", type=float, default=0.90,
-                    help="least share of a window the forwarding thread and the generator "
-                    "must each have a CPU, else the window is contended (default 0.90)")
+    ap.add_argument("--min-share", type=float, default=0.98,
+                    help="least share of a trial or window the forwarding thread and the "
+                    "generator must each have a CPU: a failed trial below it is invalid "
+                    "(re-run), a latency window contended (default 0.98)")
+    ap.add_argument("--max-wait-ms", type=float, default=1.0,
+                    help="a failed search trial in which the forwarding thread or the "
+                    "generator waited on a runqueue longer than this (ms) is invalid: one "
+                    "descheduling overflows a 4096-slot memif ring in 0.5-4 ms (default 1)")
+    ap.add_argument("--search-rsize", type=int, default=12,
+                    help="log2 of the memif ring size during the searches (the client sets "
+                    "it; default 12, 4096 slots, as the latency runs; 14 made the unpaced "
+                    "generator ten times slower through memif here)")
+    ap.add_argument("--search-budget", type=float, default=12,
+                    help="minutes for all the searches: past it, no further search starts "
+                    "after the first round (default 12)")
+    ap.add_argument("--max-invalid", type=int, default=16,
+                    help="invalid trials after which a search gives up, incomplete (default "
+                    "16)")
     ap.add_argument("--retries", type=int,
-                    help="reruns of a contended window or of loss at the lowest load "
-                    "(default 1)")
+                    help="reruns of a contended latency window or of loss at the lowest "
+                    "load (default 1)")
     ap.add_argument("--max-wait", type=float,
                     help="longest wait for quiet CPUs before each search and load, s "
-                    "(default 10)")
+                    "(default 5)")
     ap.add_argument("--no-l3fwd", dest="l3fwd", action="store_false")
-    ap.add_argument("--lock", default=LOCK, help="flock file held around each forwarder's "
-                    "runs (default %s; '' for none)" % LOCK)
+    ap.add_argument("--lock", default=LOCK, help="flock file held around each search and "
+                    "each forwarder's latency runs (default %s; '' for none)" % LOCK)
     ap.add_argument("--doc", help="write the report here (default docs/benchmarks-latency.md,"
                     " not with --quick)")
     ap.add_argument("--no-doc", action="store_true")
     ap.add_argument("--json", help="also write the raw results here")
+    ap.add_argument("--compare", action="append", default=[], metavar="RESULTS_JSON",
+                    help="earlier runs' results.json: the report compares this run's medians "
+                    "with theirs (repeatability); may repeat")
+    ap.add_argument("--findings", metavar="MARKDOWN",
+                    default=os.path.join(ROOT, "docs", "benchmarks-latency", "findings.md"),
+                    help="what the burst investigation found, included in the report under "
+                    "the unpaced-trial table (default docs/benchmarks-latency/findings.md, "
+                    "when it exists)")
     ap.add_argument("--report", metavar="RESULTS_JSON",
                     help="run nothing: rewrite the report (--doc, default "
                     "docs/benchmarks-latency.md) and its plots from a results.json")
@@ -1228,6 +1744,7 @@ def main():
     a = ap.parse_args()
     if a.report:
         b = LatBench.from_json(a.report)
+        b.set_report_inputs(a)
         doc = a.doc or os.path.join(ROOT, "docs", "benchmarks-latency.md")
         outdir = os.path.splitext(doc)[0]
         os.makedirs(outdir, exist_ok=True)
@@ -1243,7 +1760,10 @@ def main():
         a.bursts = a.bursts or "32,128"
         a.window = a.window or 2.0
         a.warmup = a.warmup or 0.5
-        a.trial = a.trial or 1.0
+        a.searches = a.searches or 2
+        a.durations = a.durations or [0.5]
+        a.widths = a.widths or [0.04]
+        a.initial = a.initial or 0.5
         a.retries = a.retries if a.retries is not None else 0
         a.max_wait = a.max_wait if a.max_wait is not None else 3
     a.bursts = [int(x) for x in (a.bursts or "8,16,32,64,128,256").split(",")]
@@ -1251,9 +1771,14 @@ def main():
     a.loads = sorted(int(x) for x in a.loads.split(","))
     a.window = a.window or 5.0
     a.warmup = a.warmup if a.warmup is not None else 1.0
-    a.trial = a.trial or 2.0
+    a.searches = a.searches or 3
+    a.durations = a.durations or [0.5, 1.0]
+    a.widths = a.widths or [0.04, 0.02]
+    if len(a.widths) != len(a.durations):
+        sys.exit("bench-latency: --durations and --widths need as many values")
+    a.initial = a.initial or 1.0
     a.retries = a.retries if a.retries is not None else 1
-    a.max_wait = a.max_wait if a.max_wait is not None else 10
+    a.max_wait = a.max_wait if a.max_wait is not None else 5
     # profile/main_only/flows are read by bench.Bench
     a.profile, a.main_only = False, True
     doc = None
@@ -1270,6 +1795,7 @@ def main():
     os.chdir(ROOT)
     b = LatBench(a)
     b.command = argv_shown
+    b.set_report_inputs(a)
     t0 = time.monotonic()
 
     def on_signal(sig, frame):
@@ -1291,6 +1817,7 @@ def main():
         if a.json:
             with open(a.json, "w") as f:
                 json.dump(res, f, indent=1)
+                f.write("\n")
         if doc and b.loads and not b.failures:
             outdir = os.path.splitext(doc)[0]      # docs/benchmarks-latency/
             os.makedirs(outdir, exist_ok=True)

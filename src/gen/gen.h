@@ -628,7 +628,35 @@ uint64_t gen_search_next(struct gen_search *s);
  */
 bool gen_search_result(struct gen_search *s, uint64_t tx, uint64_t rx, uint64_t offered_pps);
 
+/**
+ * gen_search_result for a trial in which the PMD refused `refused` of the tx
+ * packets at least once (backpressure, see gen_trial_ok).
+ */
+bool gen_search_result_bp(struct gen_search *s, uint64_t tx, uint64_t rx, uint64_t refused,
+			  uint64_t offered_pps);
+
 /** Whether a trial with tx sent and rx received is within loss_ratio. */
 bool gen_loss_ok(uint64_t tx, uint64_t rx, double loss_ratio);
+
+/**
+ * Whether a trial passes: within loss_ratio both in what was lost and in
+ * what the PMD refused at least once on a TX attempt (retried, so never
+ * lost here). A refusal means the forwarder's RX ring was full: on a NIC
+ * those packets would have been dropped at its RX ring, so backpressure
+ * counts against the forwarder exactly as loss does; it never makes a
+ * trial "generator-bound".
+ */
+bool gen_trial_ok(uint64_t tx, uint64_t rx, uint64_t refused, double loss_ratio);
+
+/** Longest trial a --trials line may ask for, seconds. */
+#define GEN_TRIAL_MAX_S 3600.0
+
+/**
+ * Parse one --trials request line: "RATE DURATION", RATE in pps (0 or "max"
+ * for unpaced) and DURATION in seconds (> 0, at most GEN_TRIAL_MAX_S),
+ * separated by blanks, nothing after them but blanks and a newline.
+ * Returns 0, 1 for an empty or '#' line (nothing to run), -1 when malformed.
+ */
+int gen_trial_line(const char *line, uint64_t *pps, double *duration_s);
 
 #endif /* LF_GEN_H */

@@ -64,6 +64,7 @@ struct gen_opts {
 	unsigned int search_trials;
 	unsigned int n_ndr_at; /**< --ndr-at: runs after the search, at these % of the NDR. */
 	double ndr_at[GEN_NDR_AT_MAX];
+	bool trials; /**< --trials: run the trials read from stdin (server mode). */
 	const char *json; /**< File, "-" for stdout, NULL for none. */
 	bool quiet;
 	bool loopback;
@@ -86,6 +87,21 @@ struct gen_tx_counts {
 	uint64_t bytes; /**< Bytes of measured packets, FCS included. */
 	uint64_t alloc_fail; /**< Bursts not built for want of mbufs. */
 	uint64_t unsent; /**< Built, refused by the PMD until the end, freed. */
+	/**
+	 * Backpressure: measured packets the PMD refused at least once (each
+	 * counted once; they stay pending and are retried), and the tx_burst
+	 * calls that took fewer than offered. On memif a refusal is the peer's
+	 * RX ring being full: the forwarder's limit, a drop on a NIC.
+	 */
+	uint64_t refused;
+	uint64_t refused_calls;
+	/**
+	 * How far the sender fell behind its schedule: per measured packet, TSC
+	 * at the send that took it minus its due time (unpaced: minus the time
+	 * it was built), summed, and the largest.
+	 */
+	uint64_t lag_sum;
+	uint64_t lag_max;
 	uint64_t first_tsc; /**< TSC of the first measured send. */
 	uint64_t last_tsc; /**< TSC of the last measured send. */
 };
@@ -112,6 +128,8 @@ struct gen_txer {
 	uint32_t *seq; /**< Next sequence number per flow. */
 	uint16_t n_pend, pend_off;
 	bool pend_warm;
+	bool pend_refused; /**< The pending packets were refused once (counted). */
+	uint64_t pend_due; /**< TSC the pending burst was due (its first packet). */
 	bool done;
 	struct rte_mbuf *pend[GEN_BURST_MAX];
 	struct gen_tx_counts st __rte_cache_aligned;
@@ -180,6 +198,12 @@ int gen_report_json(const char *path, const struct gen_opts *o, const struct gen
 		    const struct gen_result *trials, unsigned int n_trials, double ndr_pps,
 		    const struct gen_result *at, unsigned int n_at, uint64_t hz,
 		    const char *port_desc);
+
+/**
+ * One trial as a single JSON line (the fields of a --json result, plus
+ * tsc_hz and pass) on f, flushed: what --trials answers per line it reads.
+ */
+int gen_report_json_line(FILE *f, const struct gen_result *r, uint64_t hz);
 
 /* gen_port.c */
 /** Create a pool whose data rooms are zeroed once (the TX pool), or not. */

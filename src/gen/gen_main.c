@@ -389,7 +389,8 @@ run_search(struct gen_ctx *c)
 		gen_result_collect(r, c->tx, c->rx, c->hz);
 		memcpy(&hists[n], c->rx->hist, sizeof(hists[n]));
 		r->hist = &hists[n];
-		r->pass = gen_search_result(&s, r->tx.tx, r->unique, (uint64_t)r->tx_pps);
+		r->pass = gen_search_result_bp(&s, r->tx.tx, r->unique, r->tx.refused,
+					       (uint64_t)r->tx_pps);
 		if (n == 0)
 			s.precision = RTE_MAX((uint64_t)1,
 					      (uint64_t)(s.hi * o->search_precision_pct / 100));
@@ -440,6 +441,53 @@ run_search(struct gen_ctx *c)
 	return ret;
 }
 
+/*
+ * --trials: a trial server. The caller (bench/mlrsearch.py) runs the search
+ * and sends one "RATE DURATION" line per trial; each answer is one JSON
+ * line. EAL start-up, pool set-up and the memif connection are paid once
+ * per search instead of once per trial, and the caller can measure each
+ * trial's CPU shares between its request and the answer.
+ */
+static int
+run_trials(struct gen_ctx *c)
+{
+	char line[256];
+	struct gen_result r;
+	unsigned int n = 0;
+
+	c->progress = false;
+	printf("lanefwd-gen: --trials: ready for 'RATE DURATION' lines\n");
+	fflush(stdout);
+	while (!quit && fgets(line, sizeof(line), stdin) != NULL) {
+		uint64_t pps;
+		double d;
+		int rc = gen_trial_line(line, &pps, &d);
+
+		if (rc == 1)
+			continue;
+		if (rc < 0) {
+			line[strcspn(line, "\n\"\\")] = '\0';
+			printf("{\"error\": \"bad trial line '%s': want 'RATE DURATION'\"}\n",
+			       line);
+			fflush(stdout);
+			continue;
+		}
+		trial_prepare(c, pps, d);
+		trial_run(c);
+		if (quit)
+			break;
+		memset(&r, 0, sizeof(r));
+		gen_result_collect(&r, c->tx, c->rx, c->hz);
+		r.hist = c->rx->hist;
+		r.pass = gen_trial_ok(r.tx.tx, r.unique, r.tx.refused, c->o.ndr_loss_pct / 100);
+		gen_report_json_line(stdout, &r, c->hz);
+		n++;
+	}
+	printf("lanefwd-gen: --trials: %u trial(s) run\n", n);
+	fflush(stdout);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -482,7 +530,7 @@ main(int argc, char **argv)
 	printf("lanefwd-gen: %s, TX lcore %u, RX lcore %u, TSC %.3f GHz\n", c->port_desc,
 	       c->tx_lcore, c->rx_lcore, c->hz / 1e9);
 	fflush(stdout);
-	ret = c->o.search ? run_search(c) : run_fixed(c);
+	ret = c->o.trials ? run_trials(c) : c->o.search ? run_search(c) : run_fixed(c);
 	rc = ret == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	if (c->o.linger_s > 0) {
 		bool down = gen_port_wait_down(c->tx_port, c->o.linger_s, &quit) &&

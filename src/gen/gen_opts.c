@@ -39,6 +39,7 @@ enum {
 	OPT_WARMUP,
 	OPT_DRAIN,
 	OPT_SEARCH,
+	OPT_TRIALS,
 	OPT_NDR_LOSS,
 	OPT_TRIAL,
 	OPT_PRECISION,
@@ -90,6 +91,7 @@ static const struct option longopts[] = {
 	{ "warmup", required_argument, NULL, OPT_WARMUP },
 	{ "drain", required_argument, NULL, OPT_DRAIN },
 	{ "search", no_argument, NULL, OPT_SEARCH },
+	{ "trials", no_argument, NULL, OPT_TRIALS },
 	{ "ndr-loss", required_argument, NULL, OPT_NDR_LOSS },
 	{ "trial", required_argument, NULL, OPT_TRIAL },
 	{ "search-precision", required_argument, NULL, OPT_PRECISION },
@@ -181,6 +183,11 @@ gen_usage(FILE *f, const char *prog)
 		"  --search-trials N    at most N trials (default 20)\n"
 		"  --ndr-at PCT,...     then a run of --duration at each PCT%% of the NDR (latency\n"
 		"                       at a known load; e.g. 50,90)\n"
+		"trial server (a search driven by another program, e.g. bench/mlrsearch.py):\n"
+		"  --trials             read 'RATE DURATION' lines on stdin (RATE pps, 0 or max =\n"
+		"                       unpaced; DURATION s), run each as a trial (after --warmup\n"
+		"                       s, drained for --drain s) and write one JSON line per\n"
+		"                       trial on stdout; ends at end of input\n"
 		"output:\n"
 		"  --json FILE          machine-readable result ('-' for stdout)\n"
 		"  --quiet              no progress line\n",
@@ -537,6 +544,9 @@ gen_opts_parse(struct gen_opts *o, int argc, char **argv, char *err, size_t errl
 		case OPT_SEARCH:
 			o->search = true;
 			break;
+		case OPT_TRIALS:
+			o->trials = true;
+			break;
 		case OPT_NDR_LOSS:
 			if (parse_double(optarg, 0, 100, &o->ndr_loss_pct) != 0)
 				BAD("--ndr-loss %s: allowed 0-100 (percent)", optarg);
@@ -638,6 +648,8 @@ gen_opts_parse(struct gen_opts *o, int argc, char **argv, char *err, size_t errl
 		BAD("--on-us and --off-us go together");
 	if (o->n_ndr_at != 0 && !o->search)
 		BAD("--ndr-at goes with --search");
+	if (o->trials && o->search)
+		BAD("--trials and --search: the search is the caller's with --trials");
 	if (o->gtpu.mode != GEN_GTPU_NONE)
 		return gtpu_opts(o, dst_ip, src_ip, n3_ip, gnb_ip, ue_ip, flows_set, src_ips_set,
 				 err, errlen);

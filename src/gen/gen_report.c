@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gen_app.h"
@@ -75,6 +76,13 @@ gen_report_table(FILE *f, const struct gen_opts *o, const struct gen_result *r, 
 		"all received", r->rx.rx, r->rx.warmup, r->rx.foreign, r->rx.corrupt);
 	if (o->gtpu.mode != GEN_GTPU_NONE)
 		fprintf(f, "  %-22s %" PRIu64 "\n", "gtp-u mismatch", r->rx.mismatch);
+	fprintf(f,
+		"  %-22s refused %" PRIu64 " (%.6f%%) in %" PRIu64
+		" calls, lag mean %.0f ns max %.0f ns\n",
+		"tx backpressure", r->tx.refused,
+		r->tx.tx != 0 ? 100.0 * (double)r->tx.refused / (double)r->tx.tx : 0.0,
+		r->tx.refused_calls, r->tx.tx != 0 ? ns(r, r->tx.lag_sum) / (double)r->tx.tx : 0.0,
+		ns(r, r->tx.lag_max));
 	if (r->tx.alloc_fail != 0 || r->tx.unsent != 0)
 		fprintf(f, "  %-22s alloc_fail %" PRIu64 " unsent %" PRIu64 "\n", "tx problems",
 			r->tx.alloc_fail, r->tx.unsent);
@@ -102,6 +110,13 @@ json_result(FILE *f, const struct gen_result *r, const char *indent)
 	fprintf(f, "%s\"tx_bytes\": %" PRIu64 ",\n", indent, r->tx.bytes);
 	fprintf(f, "%s\"tx_alloc_fail\": %" PRIu64 ",\n", indent, r->tx.alloc_fail);
 	fprintf(f, "%s\"tx_unsent\": %" PRIu64 ",\n", indent, r->tx.unsent);
+	fprintf(f, "%s\"tx_refused\": %" PRIu64 ",\n", indent, r->tx.refused);
+	fprintf(f, "%s\"tx_refused_calls\": %" PRIu64 ",\n", indent, r->tx.refused_calls);
+	fprintf(f, "%s\"refused_ratio\": %.9f,\n", indent,
+		r->tx.tx != 0 ? (double)r->tx.refused / (double)r->tx.tx : 0.0);
+	fprintf(f, "%s\"tx_lag_mean_ns\": %.0f,\n", indent,
+		r->tx.tx != 0 ? ns(r, r->tx.lag_sum) / (double)r->tx.tx : 0.0);
+	fprintf(f, "%s\"tx_lag_max_ns\": %.0f,\n", indent, ns(r, r->tx.lag_max));
 	fprintf(f, "%s\"rx\": %" PRIu64 ",\n", indent, r->unique);
 	fprintf(f, "%s\"rx_stamped\": %" PRIu64 ",\n", indent, r->rx.stamped);
 	fprintf(f, "%s\"rx_all\": %" PRIu64 ",\n", indent, r->rx.rx);
@@ -127,6 +142,31 @@ json_result(FILE *f, const struct gen_result *r, const char *indent)
 		fprintf(f, ", \"%s\": %.0f", quantiles[i].name,
 			h != NULL ? ns(r, lf_hist_quantile(h, quantiles[i].q)) : 0.0);
 	fprintf(f, ", \"max_ns\": %.0f}", h != NULL ? ns(r, h->max) : 0.0);
+}
+
+int
+gen_report_json_line(FILE *f, const struct gen_result *r, uint64_t hz)
+{
+	char *buf = NULL, *p, *q;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (m == NULL)
+		return -errno;
+	json_result(m, r, "");
+	if (fclose(m) != 0) {
+		free(buf);
+		return -errno;
+	}
+	/* The same fields as a --json result, on one line: newlines become spaces. */
+	for (p = q = buf; *p != '\0'; p++)
+		*q++ = *p == '\n' ? ' ' : *p;
+	*q = '\0';
+	fprintf(f, "{\"tsc_hz\": %" PRIu64 ", \"pass\": %s, %s}\n", hz, r->pass ? "true" : "false",
+		buf);
+	fflush(f);
+	free(buf);
+	return 0;
 }
 
 int

@@ -22,18 +22,33 @@ tx_send_pending(struct gen_txer *t, uint64_t now)
 	uint64_t bytes = 0;
 	uint16_t i;
 
-	sent = rte_eth_tx_burst(t->port, t->queue, t->pend + t->pend_off, t->n_pend - t->pend_off);
+	const uint16_t offered = t->n_pend - t->pend_off;
+
+	sent = rte_eth_tx_burst(t->port, t->queue, t->pend + t->pend_off, offered);
+	if (sent < offered && !t->pend_warm) {
+		/* Backpressure: count each refused packet once, every short call. */
+		GEN_STAT_ADD(t->st.refused_calls, 1);
+		if (!t->pend_refused) {
+			GEN_STAT_ADD(t->st.refused, offered - sent);
+			t->pend_refused = true;
+		}
+	}
 	if (sent == 0)
 		return 0;
 	if (t->pend_warm) {
 		GEN_STAT_ADD(t->st.tx_warmup, sent);
 	} else {
+		const uint64_t lag = now > t->pend_due ? now - t->pend_due : 0;
+
 		for (i = 0; i < sent; i++)
 			bytes += t->pend[t->pend_off + i]->pkt_len + GEN_FCS_LEN;
 		if (t->st.tx == 0)
 			GEN_STAT_ADD(t->st.first_tsc, now);
 		GEN_STAT_ADD(t->st.tx, sent);
 		GEN_STAT_ADD(t->st.bytes, bytes);
+		GEN_STAT_ADD(t->st.lag_sum, lag * sent);
+		if (lag > t->st.lag_max)
+			__atomic_store_n(&t->st.lag_max, lag, __ATOMIC_RELAXED);
 		__atomic_store_n(&t->st.last_tsc, now, __ATOMIC_RELAXED);
 	}
 	t->pend_off += sent;
@@ -70,6 +85,7 @@ tx_build(struct gen_txer *t, unsigned int n, bool warm)
 	t->n_pend = (uint16_t)n;
 	t->pend_off = 0;
 	t->pend_warm = warm;
+	t->pend_refused = false;
 }
 
 /*
@@ -89,10 +105,12 @@ gen_tx_poll(struct gen_txer *t, uint64_t now)
 		if (t->n_pend != 0) {
 			if (!stop || now < t->t_give_up)
 				return false;
-			/* The PMD refused them until the end: not sent. */
+			/* The PMD refused them until the end: not sent, and nothing
+			 * more is built (what is still due was never offered). */
 			GEN_STAT_ADD(t->st.unsent, t->n_pend - t->pend_off);
 			rte_pktmbuf_free_bulk(t->pend + t->pend_off, t->n_pend - t->pend_off);
 			t->n_pend = t->pend_off = 0;
+			return true;
 		}
 	}
 	if (*t->quit || (stop && t->pps == 0))
@@ -106,6 +124,7 @@ gen_tx_poll(struct gen_txer *t, uint64_t now)
 	}
 	/* Warm-up or measured: by the due time of the burst's first packet. */
 	tx_build(t, n, t->pps != 0 ? first_due < t->t_measure : now < t->t_measure);
+	t->pend_due = t->pps != 0 ? first_due : now;
 	tx_send_pending(t, now);
 	return false;
 }

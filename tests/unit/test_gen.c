@@ -1313,6 +1313,68 @@ run_search(uint64_t cap, uint64_t gen_max, uint64_t hi, uint64_t precision, doub
 	return s.lo;
 }
 
+/*
+ * Backpressure is the forwarder's limit: a trial whose TX the PMD refused
+ * beyond the ratio fails even with nothing lost, and so does an unpaced
+ * first trial (it is then never "generator-bound").
+ */
+static void
+test_trial_backpressure(void **state)
+{
+	struct gen_search s;
+
+	(void)state;
+	assert_true(gen_trial_ok(1000000, 1000000, 0, 0));
+	assert_false(gen_trial_ok(1000000, 1000000, 1, 0));
+	assert_true(gen_trial_ok(1000000, 1000000, 5000, 0.005));
+	assert_false(gen_trial_ok(1000000, 1000000, 5001, 0.005));
+	assert_false(gen_trial_ok(1000000, 994999, 0, 0.005)); /* loss alone */
+	assert_false(gen_trial_ok(0, 0, 0, 0.5)); /* sent nothing: proves nothing */
+	/* The unpaced first trial lost nothing but was refused: not done, hi lowered. */
+	gen_search_init(&s, 0, 1000000000000ull, 1e-5, 1000, 20);
+	assert_int_equal(gen_search_next(&s), 1000000000000ull);
+	assert_false(gen_search_result_bp(&s, 5000000, 5000000, 20000, 5000000));
+	assert_false(s.done);
+	assert_int_equal(s.hi, 5000000);
+	assert_int_equal(s.lo, 0);
+	/* The same trial without refusals is the generator's limit: done at it. */
+	gen_search_init(&s, 0, 1000000000000ull, 1e-5, 1000, 20);
+	gen_search_next(&s);
+	assert_true(gen_search_result_bp(&s, 5000000, 5000000, 0, 5000000));
+	assert_true(s.done);
+	assert_int_equal(s.lo, 5000000);
+}
+
+/* --trials request lines. */
+static void
+test_trial_line(void **state)
+{
+	uint64_t pps = 7;
+	double d = 0;
+
+	(void)state;
+	assert_int_equal(gen_trial_line("1000000 2\n", &pps, &d), 0);
+	assert_int_equal(pps, 1000000);
+	assert_true(d == 2.0);
+	assert_int_equal(gen_trial_line("  max\t0.5 ", &pps, &d), 0);
+	assert_int_equal(pps, 0);
+	assert_true(d == 0.5);
+	assert_int_equal(gen_trial_line("0 1", &pps, &d), 0);
+	assert_int_equal(pps, 0);
+	assert_int_equal(gen_trial_line("4.5e6 10", &pps, &d), 0);
+	assert_int_equal(pps, 4500000);
+	assert_int_equal(gen_trial_line("\n", &pps, &d), 1);
+	assert_int_equal(gen_trial_line("# comment", &pps, &d), 1);
+	assert_int_equal(gen_trial_line("1000", &pps, &d), -1); /* no duration */
+	assert_int_equal(gen_trial_line("1000 0", &pps, &d), -1);
+	assert_int_equal(gen_trial_line("1000 -1", &pps, &d), -1);
+	assert_int_equal(gen_trial_line("-5 1", &pps, &d), -1);
+	assert_int_equal(gen_trial_line("1000 2 x", &pps, &d), -1);
+	assert_int_equal(gen_trial_line("1k 2", &pps, &d), -1);
+	assert_int_equal(gen_trial_line("maxx 2", &pps, &d), -1);
+	assert_int_equal(gen_trial_line("1000 7200", &pps, &d), -1);
+}
+
 static void
 test_search(void **state)
 {
@@ -1358,7 +1420,8 @@ main(void)
 		cmocka_unit_test(test_pace_on_off),      cmocka_unit_test(test_stamp_round_trip),
 		cmocka_unit_test(test_stamp_reject),     cmocka_unit_test(test_frames),
 		cmocka_unit_test(test_seq_crafted),      cmocka_unit_test(test_seq_oracle),
-		cmocka_unit_test(test_search),           cmocka_unit_test(test_gtpu_ul_frames),
+		cmocka_unit_test(test_search),           cmocka_unit_test(test_trial_backpressure),
+		cmocka_unit_test(test_trial_line),       cmocka_unit_test(test_gtpu_ul_frames),
 		cmocka_unit_test(test_gtpu_ul_sessions), cmocka_unit_test(test_gtpu_dl_rx),
 		cmocka_unit_test(test_gtpu_malformed),   cmocka_unit_test(test_gtpu_scapy),
 	};
