@@ -225,11 +225,18 @@ stat_at(const struct lf_worker_stats *s, size_t off)
 	return v;
 }
 
-/* burst = auto's counters per worker (struct lf_burstctl_stats), by family. */
-static const struct {
+/*
+ * A u64 counter family per entry, one sample per worker, read at `off` in
+ * each worker's stats snapshot. An entry with no help continues the
+ * family above it with another label (a cause, a decision).
+ */
+struct prom_u64_field {
 	const char *name, *help, *label;
 	size_t off;
-} burst_fields[] = {
+};
+
+/* burst = auto's counters per worker (struct lf_burstctl_stats), by family. */
+static const struct prom_u64_field burst_fields[] = {
 	{ "lanefwd_worker_burst_packets_total", "Packets whose residence burst = auto judged.", "",
 	  offsetof(struct lf_burstctl_stats, packets) },
 	{ "lanefwd_worker_burst_misses_total", "Of them, residence over latency_target_us.", "",
@@ -243,12 +250,44 @@ static const struct {
 	  offsetof(struct lf_burstctl_stats, decayed) },
 };
 
+/* The rx modes' counters per worker (struct lf_rxm_stats, rxmode.h). */
+static const struct prom_u64_field rxm_fields[] = {
+	{ "lanefwd_worker_sleeps_total", "Sleeps in epoll (rx_mode interrupt or hybrid).", "",
+	  offsetof(struct lf_rxm_stats, sleeps) },
+	{ "lanefwd_worker_wakeups_total",
+	  "Wakeups from those sleeps by cause: an RX queue's interrupt or the sleep_max_us timeout.",
+	  ",cause=\"interrupt\"", offsetof(struct lf_rxm_stats, wake_intr) },
+	{ "lanefwd_worker_wakeups_total", NULL, ",cause=\"timeout\"",
+	  offsetof(struct lf_rxm_stats, wake_timeout) },
+	{ "lanefwd_worker_sleep_cycles_total",
+	  "TSC cycles asleep (divide by lanefwd_tsc_hz for seconds).", "",
+	  offsetof(struct lf_rxm_stats, sleep_cycles) },
+};
+
+/* fields[] over n workers' snapshots, `stride` bytes apart from `snaps`. */
+static void
+render_u64_fields(const struct lf_app *app, struct prom_buf *b, const struct prom_u64_field *fields,
+		  unsigned int n_fields, const void *snaps, size_t stride)
+{
+	unsigned int i, f;
+	uint64_t v;
+
+	for (f = 0; f < n_fields; f++) {
+		if (fields[f].help != NULL)
+			prom_family(b, fields[f].name, "counter", fields[f].help);
+		for (i = 0; i < app->n_workers; i++) {
+			memcpy(&v, (const char *)snaps + i * stride + fields[f].off, sizeof(v));
+			prom_printf(b, "%s{worker=\"%u\"%s} %" PRIu64 "\n", fields[f].name,
+				    app->workers[i]->lcore, fields[f].label, v);
+		}
+	}
+}
+
 static void
 render_burst(const struct lf_app *app, struct prom_buf *b)
 {
 	struct lf_burstctl_stats *st;
-	unsigned int i, f, n = app->n_workers;
-	uint64_t v;
+	unsigned int i, n = app->n_workers;
 
 	st = calloc(n, sizeof(*st));
 	if (st == NULL) {
@@ -259,15 +298,7 @@ render_burst(const struct lf_app *app, struct prom_buf *b)
 	for (i = 0; i < n; i++)
 		prom_printf(b, "lanefwd_worker_burst{worker=\"%u\"} %u\n", app->workers[i]->lcore,
 			    lf_burstctl_read(&app->workers[i]->bc, &st[i]));
-	for (f = 0; f < RTE_DIM(burst_fields); f++) {
-		if (burst_fields[f].help != NULL)
-			prom_family(b, burst_fields[f].name, "counter", burst_fields[f].help);
-		for (i = 0; i < n; i++) {
-			memcpy(&v, (const char *)&st[i] + burst_fields[f].off, sizeof(v));
-			prom_printf(b, "%s{worker=\"%u\"%s} %" PRIu64 "\n", burst_fields[f].name,
-				    app->workers[i]->lcore, burst_fields[f].label, v);
-		}
-	}
+	render_u64_fields(app, b, burst_fields, RTE_DIM(burst_fields), st, sizeof(*st));
 	free(st);
 }
 
@@ -334,25 +365,7 @@ render_rxmode(const struct lf_app *app, struct prom_buf *b)
 		telemetry_rxm_snapshot(app->workers[i], &r[i]);
 		pct[i] = telemetry_cpu_percent(&s, &r[i]);
 	}
-	prom_family(b, "lanefwd_worker_sleeps_total", "counter",
-		    "Sleeps in epoll (rx_mode interrupt or hybrid).");
-	for (i = 0; i < app->n_workers; i++)
-		prom_printf(b, "lanefwd_worker_sleeps_total{worker=\"%u\"} %" PRIu64 "\n",
-			    app->workers[i]->lcore, r[i].sleeps);
-	prom_family(b, "lanefwd_worker_wakeups_total", "counter",
-		    "Wakeups from those sleeps by cause: an RX queue's interrupt or the sleep_max_us timeout.");
-	for (i = 0; i < app->n_workers; i++)
-		prom_printf(b,
-			    "lanefwd_worker_wakeups_total{worker=\"%u\",cause=\"interrupt\"} %" PRIu64
-			    "\nlanefwd_worker_wakeups_total{worker=\"%u\",cause=\"timeout\"} %" PRIu64
-			    "\n",
-			    app->workers[i]->lcore, r[i].wake_intr, app->workers[i]->lcore,
-			    r[i].wake_timeout);
-	prom_family(b, "lanefwd_worker_sleep_cycles_total", "counter",
-		    "TSC cycles asleep (divide by lanefwd_tsc_hz for seconds).");
-	for (i = 0; i < app->n_workers; i++)
-		prom_printf(b, "lanefwd_worker_sleep_cycles_total{worker=\"%u\"} %" PRIu64 "\n",
-			    app->workers[i]->lcore, r[i].sleep_cycles);
+	render_u64_fields(app, b, rxm_fields, RTE_DIM(rxm_fields), r, sizeof(r[0]));
 	prom_family(b, "lanefwd_worker_cpu_ratio", "gauge",
 		    "Share of its core the worker used since start: busy and spinning against asleep.");
 	for (i = 0; i < app->n_workers; i++)
