@@ -773,7 +773,15 @@ mac = 02:00:00:00:00:01
                    e2e=r["latency"], window_s=m1 - m0)
         _, run["fwd_share"], run["fwd_wait"], run["fwd_cpu"] = busiest(f0, f1, m1 - m0)
         _, run["gen_share"], run["gen_wait"], run["gen_cpu"] = busiest(g0, g1, m1 - m0)
+        # Every thread of the forwarder (its control plane included): what
+        # the operator's core bill sees.
+        run["fwd_total_share"] = sum(max(0, f1[t][0] - f0[t][0]) for t in f1
+                                     if t in f0) / 1e9 / (m1 - m0)
         if tel:
+            # The worker's counters over the window (rx-mode sleeps and
+            # wakeups among them).
+            run["worker"] = {k: w1[k] - w0[k] for k in w1 if isinstance(w1[k], int) and
+                             isinstance(w0.get(k), int)}
             polls = w1["busy_polls"] - w0["busy_polls"]
             run["pkts_per_poll"] = (w1["rx_packets"] - w0["rx_packets"]) / polls if polls else 0
             run["tx_full"] = w1.get("drop_tx_full", 0) - w0.get("drop_tx_full", 0)
@@ -1180,6 +1188,31 @@ mac = 02:00:00:00:00:01
                         " (contended)" if x["contended"] or y["contended"] else ""))
             L.append("**lanefwd (burst 32) / l3fwd, same run:** " + "; ".join(parts) +
                      " (below 1 is better for latency, above 1 for throughput).")
+        auto = self.fwd("lfauto")
+        if auto:
+            # Issue 16's targets for the adaptive burst, as ratios in this run.
+            parts = []
+            fixed = [(f, self.stat(f, "NDR")) for f in self.fwds
+                     if f.kind == "lanefwd" and f.burst != "auto"]
+            fixed = [(f, st) for f, st in fixed if st]
+            sa = self.stat(auto, "NDR")
+            if fixed and sa:
+                bf, bst = max(fixed, key=lambda x: x[1][0])
+                parts.append("median NDR %.3f Mpps, %s the best fixed burst's (%s, %.3f Mpps; "
+                             "target ≥ 0.97×: %s)" % (
+                                 sa[0] / 1e6, self.ratio(sa[0], bst[0]), bf.label, bst[0] / 1e6,
+                                 "met" if sa[0] >= 0.97 * bst[0] else "missed"))
+            ra, r32 = self.run_at("lfauto", hi), self.run_at("lf32", hi)
+            if ra and r32 and ra.get("res") and r32.get("res"):
+                x, y = ra["res"]["p99_99_ns"], r32["res"]["p99_99_ns"]
+                parts.append("residence p99.99 at %d%% load %s µs, %s burst 32's %s µs "
+                             "(target ≤ 1.2×: %s%s)" % (
+                                 hi, self.fmt_us(x), self.ratio(x, y), self.fmt_us(y),
+                                 "met" if x <= 1.2 * y else "missed",
+                                 "; a window was contended" if ra["contended"] or
+                                 r32["contended"] else ""))
+            if parts:
+                L.append("**`burst = auto` against the targets:** " + "; ".join(parts) + ".")
         rows = [(f, self.stat(f, "NDR")) for f in self.fwds]
         rows = [(f, st) for f, st in rows if st]
         if rows:
