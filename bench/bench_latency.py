@@ -637,6 +637,12 @@ mac = 02:00:00:00:00:01
                                      if isinstance(c1.get(k), int) and
                                      isinstance(c0.get(k), int) and c1[k] != c0[k]}
                 t["tester_loss"] = t["fwd_counters"].get("drop_tx_full", 0)
+                # lanefwd's stall counter (iterations over 1 ms), against
+                # how long the memif RX ring holds this load.
+                if "stall_cycles" in c1 and j.get("tsc_hz") and load:
+                    t["fwd_stall_ms"] = t["fwd_counters"].get("stall_cycles", 0) / \
+                        j["tsc_hz"] * 1e3
+                    t["ring_hold_ms"] = (1 << (a.search_rsize or 12)) / load * 1e3
             return t
 
         search = mlrsearch.Search(log=log, **self.search_params())

@@ -60,6 +60,9 @@ def classify(trial, loss_ratio, min_share, short=0.98, max_wait_ms=None):
     (time each busy-polling thread spent runnable but off its CPU: one
     descheduling of a few ms overflows a ring long before it shows in a
     share; with max_wait_ms, more than that makes a failure invalid),
+    fwd_stall_ms and ring_hold_ms (the time the forwarder's loop stalled,
+    by its own clock, and how long its RX ring holds the offered load:
+    a failure with more of the first than the second is invalid),
     tester_loss (packets the forwarder dropped because its TX ring toward
     the generator was full: a failure made only of those is invalid)."""
     tx = trial.get("tx", 0)
@@ -86,6 +89,13 @@ def classify(trial, loss_ratio, min_share, short=0.98, max_wait_ms=None):
     # judged by its share only.
     if max_wait_ms is not None and (trial.get("fwd_wait_ms") or 0) > max_wait_ms:
         low.append("fwd waited %.2f ms" % trial["fwd_wait_ms"])
+    # What the forwarder's own clock saw (lanefwd's stall counter: loop
+    # iterations over 1 ms, which include a hypervisor's preemption that no
+    # guest schedstat shows): off its CPU for longer than its RX ring holds
+    # at this load, it could not have carried it whatever its speed.
+    stall, hold = trial.get("fwd_stall_ms"), trial.get("ring_hold_ms")
+    if stall is not None and hold is not None and stall > hold:
+        low.append("fwd stalled %.2f ms, its RX ring holds %.2f ms" % (stall, hold))
     if behind:
         why = "generator behind schedule (%.3f of %.3f Mpps, nothing refused)" % (
             trial.get("tx_pps", 0) / 1e6, target / 1e6)

@@ -166,10 +166,26 @@ struct lf_worker_stats {
 	uint64_t idle_cycles; /**< TSC cycles of empty iterations. */
 	uint64_t ipv4_cksum_sw; /**< IPv4 headers checked in software. */
 	uint64_t rx_hw_stamped; /**< Bursts timed from a hardware RX timestamp. */
+	/**
+	 * Loop iterations (housekeeping and the gap to the next included,
+	 * sleeps excluded) longer than LF_STALL_US: the worker lost its CPU
+	 * to the kernel or the hypervisor, or did far more than a burst's
+	 * work. A guest cannot see a host preemption any other way.
+	 */
+	uint64_t stalls;
+	uint64_t stall_cycles; /**< TSC cycles those iterations took. */
+	uint64_t stall_max_cycles; /**< The longest of them. */
 	uint64_t drops[LF_DROP_COUNT];
 	uint64_t ev[LF_EV_COUNT];
 	uint64_t burst_hist[LF_BURST_HIST_BUCKETS];
 } __rte_cache_aligned;
+
+/**
+ * What counts as a stall, in µs. A full iteration (every queue's burst of
+ * 256 through the dearest stages) is tens of µs; at 1 ms, as OVS's
+ * "suspicious iteration" default, a 4096-slot RX ring at 4 Mpps is full.
+ */
+#define LF_STALL_US 1000
 
 /** Single-writer counter update: a plain load and store, never a locked RMW. */
 #define LF_STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)

@@ -51,6 +51,7 @@ struct worker {
 	uint16_t burst; /* The largest burst (burst_max with burst = auto). */
 	bool burst_auto; /* [pipeline] burst = auto: bc chooses each poll's burst. */
 	uint64_t drain_tsc;
+	uint64_t stall_tsc; /**< LF_STALL_US in TSC cycles. */
 	unsigned int n_rxq;
 	struct lf_rxq rxq[LF_MAX_RXQ_PER_WORKER];
 	const volatile bool *quit;

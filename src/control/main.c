@@ -109,6 +109,7 @@ workers_create(struct lf_app *a, char *err, size_t errlen)
 		}
 		w->b.flow_prefetch_distance = cfg->pipeline.prefetch_distance;
 		w->drain_tsc = (rte_get_tsc_hz() + 999999) / 1000000 * cfg->pipeline.tx_drain_us;
+		w->stall_tsc = rte_get_tsc_hz() / 1000000 * LF_STALL_US;
 		worker_adopt(w, a->tables);
 		w->hwclk = a->hwclk;
 		w->ts_off = a->ts_off;

@@ -214,6 +214,12 @@ static const struct {
 	{ "lanefwd_worker_idle_cycles_total", "counter",
 	  "TSC cycles of empty loop iterations (divide by lanefwd_tsc_hz for seconds).",
 	  offsetof(struct lf_worker_stats, idle_cycles) },
+	{ "lanefwd_worker_stalls_total", "counter",
+	  "Loop iterations longer than 1 ms: the worker lost its CPU (kernel, hypervisor) or did far more than a burst's work.",
+	  offsetof(struct lf_worker_stats, stalls) },
+	{ "lanefwd_worker_stall_cycles_total", "counter",
+	  "TSC cycles of those iterations (divide by lanefwd_tsc_hz for seconds).",
+	  offsetof(struct lf_worker_stats, stall_cycles) },
 };
 
 static uint64_t

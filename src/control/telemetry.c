@@ -37,6 +37,9 @@ telemetry_worker_snapshot(const struct worker *w, struct lf_worker_stats *out)
 	out->idle_cycles = LF_STAT_READ(s->idle_cycles);
 	out->ipv4_cksum_sw = LF_STAT_READ(s->ipv4_cksum_sw);
 	out->rx_hw_stamped = LF_STAT_READ(s->rx_hw_stamped);
+	out->stalls = LF_STAT_READ(s->stalls);
+	out->stall_cycles = LF_STAT_READ(s->stall_cycles);
+	out->stall_max_cycles = LF_STAT_READ(s->stall_max_cycles);
 	for (i = 0; i < LF_DROP_COUNT; i++)
 		out->drops[i] = LF_STAT_READ(s->drops[i]);
 	for (i = 0; i < LF_EV_COUNT; i++)
@@ -279,6 +282,9 @@ worker_dict(const struct lf_app *app, const struct worker *w, struct rte_tel_dat
 	rte_tel_data_add_dict_u64(d, "busy_polls", s.busy_polls);
 	rte_tel_data_add_dict_u64(d, "busy_cycles", s.busy_cycles);
 	rte_tel_data_add_dict_u64(d, "idle_cycles", s.idle_cycles);
+	rte_tel_data_add_dict_u64(d, "stalls", s.stalls);
+	rte_tel_data_add_dict_u64(d, "stall_cycles", s.stall_cycles);
+	rte_tel_data_add_dict_u64(d, "stall_max_cycles", s.stall_max_cycles);
 	rte_tel_data_add_dict_u64(d, "cycles_per_packet", per_packet(s.busy_cycles, s.rx_pkts));
 	rte_tel_data_add_dict_u64(d, "busy_percent",
 				  s.busy_cycles + s.idle_cycles == 0

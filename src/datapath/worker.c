@@ -262,6 +262,16 @@ worker_sleep(struct worker *w)
  * instance has no trace of the sleeping, as l3fwd's lpm_event_loop() with
  * its flags; always-inline so that each instance is specialised.
  */
+/* An iteration of `cycles` over w->stall_tsc (dp.h LF_STALL_US). */
+static __rte_noinline __rte_cold void
+worker_stall(struct lf_worker_stats *s, uint64_t cycles)
+{
+	LF_STAT_ADD(s->stalls, 1);
+	LF_STAT_ADD(s->stall_cycles, cycles);
+	if (cycles > s->stall_max_cycles)
+		__atomic_store_n(&s->stall_max_cycles, cycles, __ATOMIC_RELAXED);
+}
+
 static __rte_always_inline int
 worker_loop(struct worker *w, const bool sleeps, const bool adapt)
 {
@@ -350,6 +360,8 @@ worker_loop(struct worker *w, const bool sleeps, const bool adapt)
 			w->tx.lat = w->lat[w->lat_cur];
 			__atomic_store_n(&w->lat_ack, w->lat_req, __ATOMIC_RELEASE);
 		}
+		if (unlikely(now - prev > w->stall_tsc))
+			worker_stall(s, now - prev);
 		if (got != 0) {
 			LF_STAT_ADD(s->rx_pkts, got);
 			LF_STAT_ADD(s->busy_polls, 1);

@@ -105,6 +105,27 @@ kill -0 "$LF_PID" 2>/dev/null || die "lanefwd died after a bad telemetry paramet
 lf_tel_save /lanefwd/stats "$D/tel_stats_after.json"
 lf_tel_save /lanefwd/workers,1 "$D/tel_worker1_c.json"
 
+# A stall: the whole process stopped for 0.3 s (SIGSTOP to our own lanefwd)
+# is one loop iteration of at least 0.3 s once the worker runs again, which
+# it counts (stalls, stall_max_cycles; dp.h LF_STALL_US). Lower bounds only:
+# a stopped process cannot run sooner, and a loaded machine only adds.
+lf_tel_save /lanefwd/workers,1 "$D/tel_stall_0.json"
+kill -STOP "$LF_PID"
+sleep 0.3
+kill -CONT "$LF_PID"
+sleep 0.3
+lf_tel_save /lanefwd/workers,1 "$D/tel_stall_1.json"
+$PY - "$D/tel_stall_0.json" "$D/tel_stall_1.json" "$D/tel_info.json" <<'PYEOF' || die "the worker did not count the stall"
+import json, sys
+a, b = (json.load(open(f))["/lanefwd/workers"] for f in sys.argv[1:3])
+hz = json.load(open(sys.argv[3]))["/lanefwd/info"]["tsc_hz"]
+print("stall: stalls %d -> %d, longest %.3f s" % (a["stalls"], b["stalls"],
+                                                 b["stall_max_cycles"] / hz))
+assert b["stalls"] >= a["stalls"] + 1, (a["stalls"], b["stalls"])
+assert b["stall_max_cycles"] >= 0.29 * hz, b["stall_max_cycles"]
+assert b["stall_cycles"] >= a["stall_cycles"] + 0.29 * hz
+PYEOF
+
 printf '{"start": %s, "running": %s, "b_start": %s, "b_end": %s, "info": %s}\n' \
 	"$T_START" "$T_RUNNING" "$T_B_START" "$T_B_END" "$T_INFO" > "$D/times.json"
 

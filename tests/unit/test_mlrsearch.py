@@ -77,6 +77,18 @@ class Classify(unittest.TestCase):
         # The generator's wait alone (it shares its CPU with the driver) is not.
         t.update(rx=999990, fwd_wait_ms=0.2)
         self.assertEqual(classify(t, 0.0, 0.98, max_wait_ms=0.5)[0], FAIL)
+        # A stall the forwarder's own clock saw (a host preemption no guest
+        # schedstat shows) longer than its RX ring holds: invalid; shorter,
+        # or on a pass, it changes nothing.
+        t = trial(rx=999990)
+        t.update(fwd_stall_ms=2.8, ring_hold_ms=2.79)
+        c, why = classify(t, 0.0, 0.98)
+        self.assertEqual(c, INVALID)
+        self.assertIn("fwd stalled 2.80 ms", why)
+        t.update(ring_hold_ms=4.0)
+        self.assertEqual(classify(t, 0.0, 0.98)[0], FAIL)
+        t.update(ring_hold_ms=1.0, rx=t["tx"])
+        self.assertEqual(classify(t, 0.0, 0.98)[0], PASS)
         # Unknown shares never make a trial invalid.
         self.assertEqual(classify(trial(rx=1, fwd=None, gen=None), 0.0, 0.98)[0], FAIL)
 
