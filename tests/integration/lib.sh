@@ -10,9 +10,10 @@ LF_PID=""
 LF_TMP=$(mktemp -d /tmp/lanefwd-test.XXXXXX)
 LF_PREFIX="lft$$"
 LF_NETNS=""  # the namespaces lf_netns_add made
+LF_TOPO=""   # the scripts/topology.sh prefix lf_topology_up brought up
 
 # On exit: lanefwd first, then the test's own hook (it stops what runs in
-# the namespaces), then the namespaces lf_netns_add made.
+# the namespaces), then the namespaces and the topology the helpers made.
 lf_cleanup() {
 	local rc=$? ns
 	lf_stop || true
@@ -23,6 +24,9 @@ lf_cleanup() {
 	for ns in $LF_NETNS; do
 		ip netns del "$ns" 2>/dev/null || true
 	done
+	if [ -n "$LF_TOPO" ]; then
+		"$LF_SRCDIR/scripts/topology.sh" down "$LF_TOPO" >/dev/null || true
+	fi
 	rm -rf "$LF_TMP" "/var/run/dpdk/$LF_PREFIX"
 	exit $rc
 }
@@ -267,3 +271,48 @@ EOF
 	LANEFWD=$LF_TMP/lanefwd-in-ns
 }
 
+# lf_topology_up NAME: scripts/topology.sh up NAME (namespaces NAME-ns1 and
+# NAME-ns2 behind the veth ends NAME-p0 and NAME-p1); lf_cleanup takes it
+# down again (after LF_CLEANUP_HOOK).
+lf_topology_up() {
+	LF_TOPO=$1
+	"$LF_SRCDIR/scripts/topology.sh" up "$1" || die "scripts/topology.sh up $1 failed"
+}
+
+# lf_conf_topology NAME: the [port], [worker] and [nexthop] sections of
+# lanefwd on topology NAME (for a $(...) in the heredoc): AF_XDP ports p0 and
+# p1 on NAME-p0 and NAME-p1, next hops the namespace ends, whose MACs
+# topology.sh fixes.
+lf_conf_topology() {
+	cat <<EOF
+[port p0]
+vdev = net_af_xdp0,iface=$1-p0,start_queue=0,queue_count=1
+
+[port p1]
+vdev = net_af_xdp1,iface=$1-p1,start_queue=0,queue_count=1
+
+$(lf_conf_two_nexthops 02:00:0a:0a:01:02 02:00:0a:0a:02:02)
+EOF
+}
+
+# lf_af_xdp_port_ids: P0_ID and P1_ID, the port ids of lanefwd's ports p0
+# and p1 (/lanefwd/info); fails unless p0 is an AF_XDP port.
+lf_af_xdp_port_ids() {
+	lf_tel_save /lanefwd/info "$LF_TMP/info.json"
+	read -r P0_ID P1_ID < <($PY -c '
+import json, sys
+i = json.load(open(sys.argv[1]))["/lanefwd/info"]
+assert i["port_p0"]["driver"] == "net_af_xdp", i["port_p0"]
+print(i["port_p0"]["port_id"], i["port_p1"]["port_id"])' "$LF_TMP/info.json") ||
+		die "/lanefwd/info: no AF_XDP ports p0 and p1: $(cat "$LF_TMP/info.json")"
+}
+
+# lf_ping_through NS ADDRESS: a ping from NS to ADDRESS through lanefwd is
+# answered within 10 tries (the path works before anything is counted).
+lf_ping_through() {
+	local i
+	for i in $(seq 1 10); do
+		ip netns exec "$1" ping -c 1 -W 1 "$2" > /dev/null && break
+		[ "$i" -lt 10 ] || die "no ping reply through lanefwd within 10 tries"
+	done
+}
