@@ -84,13 +84,7 @@ memory = 256
 [pipeline]
 burst = 32
 
-[routes]
-ipv4 = routes4.txt
-ipv6 = routes6.txt
-ipv4_max_routes = 1024
-ipv4_tbl8 = 256
-ipv6_max_routes = 1024
-ipv6_tbl8 = 256
+$(lf_conf_routes)
 
 [acl]
 ipv4 = acl.rules

@@ -48,24 +48,17 @@ trap 'exit 143' TERM
 trap 'exit 130' INT
 
 D=$LF_TMP
-TOPO=$LF_SRCDIR/scripts/topology.sh
 TP=dc$$
 NS1=$TP-ns1 NS2=$TP-ns2
 P0=$TP-p0 P1=$TP-p1
-# topology.sh's fixed MACs of the namespace ends (check.py has all four).
-MAC_N1=02:00:0a:0a:01:02 MAC_N2=02:00:0a:0a:02:02
 RECV_PID="" # the UDP receiver in $NS2
 DC_PID=""   # the running dpdk-dumpcap
-TOPO_UP=0
 
-for t in ip ping ethtool ss tshark dpdk-dumpcap dpdk-telemetry.py; do
-	command -v "$t" >/dev/null || lf_skip "$t is not installed (scripts/deps.sh)"
-done
-free_mb=$(lf_hugepages_free_mb)
+lf_need_tools ip ping ethtool ss tshark dpdk-dumpcap dpdk-telemetry.py
 # lanefwd's pools and dumpcap's capture pool, both in lanefwd's huge pages.
-[ "$free_mb" -ge 192 ] ||
-	lf_skip "needs 192 MiB of free hugepages on a mounted hugetlbfs, has $free_mb MiB (run scripts/hugepages.sh)"
+lf_need_hugepages 192
 
+# dumpcap and the receiver; lf_cleanup then takes the topology down.
 dc_cleanup() {
 	local p i
 	for p in "$DC_PID" "$RECV_PID"; do
@@ -78,18 +71,12 @@ dc_cleanup() {
 		kill -KILL "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
-	if [ "$TOPO_UP" -eq 1 ]; then
-		"$TOPO" down "$TP" >/dev/null || true
-	fi
 }
 LF_CLEANUP_HOOK=dc_cleanup
 
-step() { echo "---- $*"; }
-
 # ---------------------------------------------------------------- topology
 step "topology $TP"
-TOPO_UP=1
-"$TOPO" up "$TP" || die "scripts/topology.sh up $TP failed"
+lf_topology_up "$TP"
 
 printf '10.10.1.0/24 1\n10.10.2.0/24 2\n' > "$D/routes4.txt"
 printf 'fd00:1::/64 1\nfd00:2::/64 2\n' > "$D/routes6.txt"
@@ -115,30 +102,9 @@ extra = --base-virtaddr=0x200000000000
 burst = 32
 prefetch_distance = 4
 
-[routes]
-ipv4 = routes4.txt
-ipv6 = routes6.txt
-ipv4_max_routes = 1024
-ipv4_tbl8 = 256
-ipv6_max_routes = 1024
-ipv6_tbl8 = 256
+$(lf_conf_routes)
 
-[port p0]
-vdev = net_af_xdp0,iface=$P0,start_queue=0,queue_count=1
-
-[port p1]
-vdev = net_af_xdp1,iface=$P1,start_queue=0,queue_count=1
-
-[worker 1]
-rx = p0:0 p1:0
-
-[nexthop 1]
-port = p0
-mac = $MAC_N1
-
-[nexthop 2]
-port = p1
-mac = $MAC_N2
+$(lf_conf_topology "$TP")
 EOF
 "$LANEFWD" -c "$D/lanefwd.conf" --check-config > "$D/check-config.txt" ||
 	die "--check-config rejected the test configuration: $(tail -n 3 "$D/check-config.txt")"
@@ -448,13 +414,7 @@ step "lanefwd on $P0 and $P1 (AF_XDP), prefix $LF_PREFIX"
 lf_start "$D/lanefwd.conf"
 grep -q 'rte_pdump_init' "$LF_TMP/lanefwd.log" &&
 	die "lanefwd did not initialise rte_pdump: $(grep rte_pdump_init "$D/lanefwd.log")"
-lf_tel_save /lanefwd/info "$D/info.json"
-read -r P0_ID P1_ID < <($PY -c '
-import json, sys
-i = json.load(open(sys.argv[1]))["/lanefwd/info"]
-assert i["port_p0"]["driver"] == "net_af_xdp", i["port_p0"]
-print(i["port_p0"]["port_id"], i["port_p1"]["port_id"])' "$D/info.json") ||
-	die "/lanefwd/info: no AF_XDP ports p0 and p1: $(cat "$D/info.json")"
+lf_af_xdp_port_ids
 PROMISC0=$(promisc "$P0") PROMISC1=$(promisc "$P1")
 
 ip netns exec "$NS2" "$PY" "$D/recv.py" "$D/recv.log" > "$D/recv.out" 2>&1 &
@@ -464,10 +424,7 @@ for i in $(seq 1 100); do
 	kill -0 "$RECV_PID" 2>/dev/null || die "the receiver failed: $(cat "$D/recv.out")"
 	sleep 0.1
 done
-for i in $(seq 1 10); do
-	ip netns exec "$NS1" ping -c 1 -W 1 10.10.2.2 > /dev/null && break
-	[ "$i" -lt 10 ] || die "no ping reply through lanefwd within 10 tries"
-done
+lf_ping_through "$NS1" 10.10.2.2
 
 step "dumpcap lists lanefwd's ports"
 timeout 60 dpdk-dumpcap --file-prefix="$LF_PREFIX" -D > "$D/list.txt" 2> "$D/list.err" ||

@@ -51,7 +51,6 @@ trap 'exit 143' TERM
 trap 'exit 130' INT
 
 D=$LF_TMP
-TOPO=$LF_SRCDIR/scripts/topology.sh
 TP=e2e$$
 NS1=$TP-ns1 NS2=$TP-ns2
 P0=$TP-p0 P1=$TP-p1 N1=$TP-n1 N2=$TP-n2
@@ -59,32 +58,22 @@ PINGS=20
 PINGS6=10
 IPERF_PORT=5201
 IPERF_PID=""   # the running iperf3 server, if any
-TOPO_UP=0
 
-for t in ip iperf3 ping ethtool ss dpdk-telemetry.py; do
-	command -v "$t" >/dev/null || lf_skip "$t is not installed (scripts/deps.sh)"
-done
-free_mb=$(lf_hugepages_free_mb)
-[ "$free_mb" -ge 128 ] ||
-	lf_skip "needs 128 MiB of free hugepages on a mounted hugetlbfs, has $free_mb MiB (run scripts/hugepages.sh)"
+lf_need_tools ip iperf3 ping ethtool ss dpdk-telemetry.py
+lf_need_hugepages 128
 
+# The iperf3 server; lf_cleanup then takes the topology down.
 e2e_cleanup() {
 	if [ -n "$IPERF_PID" ]; then
 		kill "$IPERF_PID" 2>/dev/null || true
 		wait "$IPERF_PID" 2>/dev/null || true
 	fi
-	if [ "$TOPO_UP" -eq 1 ]; then
-		"$TOPO" down "$TP" >/dev/null || true
-	fi
 }
 LF_CLEANUP_HOOK=e2e_cleanup
 
-step() { echo "---- $*"; }
-
 # ---------------------------------------------------------------- topology
 step "topology $TP"
-TOPO_UP=1
-"$TOPO" up "$TP" || die "scripts/topology.sh up $TP failed"
+lf_topology_up "$TP"
 
 # Same settings as config/lanefwd.conf (see the reasons there), on this run's
 # interfaces and EAL prefix. MACs are fixed by topology.sh.
@@ -102,30 +91,9 @@ iova_mode = va
 burst = 32
 prefetch_distance = 4
 
-[routes]
-ipv4 = routes4.txt
-ipv6 = routes6.txt
-ipv4_max_routes = 1024
-ipv4_tbl8 = 256
-ipv6_max_routes = 1024
-ipv6_tbl8 = 256
+$(lf_conf_routes)
 
-[port p0]
-vdev = net_af_xdp0,iface=$P0,start_queue=0,queue_count=1
-
-[port p1]
-vdev = net_af_xdp1,iface=$P1,start_queue=0,queue_count=1
-
-[worker 1]
-rx = p0:0 p1:0
-
-[nexthop 1]
-port = p0
-mac = 02:00:0a:0a:01:02
-
-[nexthop 2]
-port = p1
-mac = 02:00:0a:0a:02:02
+$(lf_conf_topology "$TP")
 EOF
 "$LANEFWD" -c "$D/lanefwd.conf" --check-config > "$D/check-config.txt" ||
 	die "--check-config rejected the test configuration: $(tail -n 3 "$D/check-config.txt")"
@@ -360,19 +328,10 @@ iperf_run() {
 # ----------------------------------------------------------------- lanefwd
 step "lanefwd on $P0 and $P1 (AF_XDP)"
 lf_start "$D/lanefwd.conf"
-lf_tel_save /lanefwd/info "$D/info.json"
-read -r P0_ID P1_ID < <($PY -c '
-import json, sys
-i = json.load(open(sys.argv[1]))["/lanefwd/info"]
-assert i["port_p0"]["driver"] == "net_af_xdp", i["port_p0"]
-print(i["port_p0"]["port_id"], i["port_p1"]["port_id"])' "$D/info.json") ||
-	die "/lanefwd/info: no AF_XDP ports p0 and p1: $(cat "$D/info.json")"
+lf_af_xdp_port_ids
 
 # Warm-up: the first reply proves the path before anything is counted.
-for i in $(seq 1 10); do
-	ip netns exec "$NS1" ping -c 1 -W 1 10.10.2.2 > /dev/null && break
-	[ "$i" -lt 10 ] || die "no ping reply through lanefwd within 10 tries"
-done
+lf_ping_through "$NS1" 10.10.2.2
 
 # ------------------------------------------------------------------- pings
 step "ping: $PINGS x ICMP $NS1 -> 10.10.2.2"

@@ -50,38 +50,26 @@ MTU0=1400
 TCP_PORT=7001
 TCP_BYTES=65536
 SERVER_PIDS=""
-REAL_LANEFWD=$LANEFWD
 
-for t in ip ping ethtool dpdk-telemetry.py; do
-	command -v "$t" >/dev/null || lf_skip "$t is not installed (scripts/deps.sh)"
-done
+lf_need_tools ip ping ethtool dpdk-telemetry.py
 [ -c /dev/net/tun ] || lf_skip "no /dev/net/tun"
-free_mb=$(lf_hugepages_free_mb)
-[ "$free_mb" -ge 128 ] ||
-	lf_skip "needs 128 MiB of free hugepages on a mounted hugetlbfs, has $free_mb MiB (run scripts/hugepages.sh)"
+lf_need_hugepages 128
 
+# The TCP servers in LFNS; lf_cleanup then deletes the namespaces.
 exc_cleanup() {
 	local pid
 	for pid in $SERVER_PIDS; do
 		kill "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 	done
-	# Deleting a namespace deletes the veth pairs in it.
-	ip netns del "$NSA" 2>/dev/null || true
-	ip netns del "$NSB" 2>/dev/null || true
-	ip netns del "$LFNS" 2>/dev/null || true
 }
 LF_CLEANUP_HOOK=exc_cleanup
 
-step() { echo "---- $*"; }
 inlf() { ip netns exec "$LFNS" "$@"; }
 
 # ---------------------------------------------------------------- topology
 step "namespaces $LFNS, $NSA, $NSB"
-ip netns add "$LFNS"
-ip netns add "$NSA"
-ip netns add "$NSB"
-inlf ip link set lo up
+lf_netns_add "$LFNS" "$NSA" "$NSB"
 # side NS LF_IF PEER_IF LF_MAC PEER_MAC SUBNET: one veth pair LFNS <-> NS,
 # with the settings scripts/topology.sh explains (one queue for the XSK,
 # complete checksums from the peer, no IPv6 on lanefwd's end).
@@ -94,7 +82,6 @@ side() {
 	ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.accept_dad=0 \
 		"net.ipv6.conf.$pif.accept_dad=0" "net.ipv6.conf.$pif.router_solicitations=0"
 	ip netns exec "$ns" ethtool -K "$pif" tx off >/dev/null
-	ip netns exec "$ns" ip link set lo up
 	ip netns exec "$ns" ip link set "$pif" up
 	ip netns exec "$ns" ip addr add "10.20.$x.2/24" dev "$pif"
 	ip netns exec "$ns" ip route add default via "10.20.$x.1"
@@ -113,13 +100,7 @@ telemetry = yes
 huge = yes
 iova_mode = va
 
-[routes]
-ipv4 = routes4.txt
-ipv6 = routes6.txt
-ipv4_max_routes = 1024
-ipv4_tbl8 = 256
-ipv6_max_routes = 1024
-ipv6_tbl8 = 256
+$(lf_conf_routes)
 
 [port p0]
 vdev = net_af_xdp0,iface=$P0,start_queue=0,queue_count=1
@@ -134,27 +115,13 @@ address = 10.20.2.1/24
 exception = tap
 exception_if = $T1
 
-[worker 1]
-rx = p0:0 p1:0
-
-[nexthop 1]
-port = p0
-mac = $MAC_XA
-
-[nexthop 2]
-port = p1
-mac = $MAC_XB
+$(lf_conf_two_nexthops "$MAC_XA" "$MAC_XB")
 EOF
-"$REAL_LANEFWD" -c "$D/lanefwd.conf" --check-config > "$D/check-config.txt" ||
+"$LANEFWD" -c "$D/lanefwd.conf" --check-config > "$D/check-config.txt" ||
 	die "--check-config rejected the test configuration: $(tail -n 3 "$D/check-config.txt")"
 
-# lanefwd inside LFNS; ip netns exec execs it, so lf_start's pid is lanefwd's.
-cat > "$D/lanefwd-in-ns" <<EOF
-#!/bin/sh
-exec ip netns exec $LFNS $REAL_LANEFWD "\$@"
-EOF
-chmod +x "$D/lanefwd-in-ns"
-LANEFWD=$D/lanefwd-in-ns
+# lanefwd inside LFNS from here on.
+lf_lanefwd_in_netns "$LFNS"
 
 # ------------------------------------------------------ 1. name collision
 step "a mirror name that is taken: lanefwd refuses to start"

@@ -46,30 +46,19 @@ PINGS=20
 PINGS6=10
 TCP_PORT=7000
 SRV_PID=""
-NS_UP=0
 
-for t in ip ping ethtool dpdk-telemetry.py; do
-	command -v "$t" >/dev/null || lf_skip "$t is not installed (scripts/deps.sh)"
-done
-free_mb=$(lf_hugepages_free_mb)
-[ "$free_mb" -ge 128 ] ||
-	lf_skip "needs 128 MiB of free hugepages on a mounted hugetlbfs, has $free_mb MiB (run scripts/hugepages.sh)"
+lf_need_tools ip ping ethtool dpdk-telemetry.py
+lf_need_hugepages 128
 
+# The TCP listener in LNS; lf_cleanup then deletes the namespaces.
 xdp_cleanup() {
 	if [ -n "$SRV_PID" ]; then
 		kill "$SRV_PID" 2>/dev/null || true
 		wait "$SRV_PID" 2>/dev/null || true
 	fi
-	if [ "$NS_UP" -eq 1 ]; then
-		# Deleting LNS deletes xp0/xp1 and with them their peers.
-		ip netns del "$LNS" 2>/dev/null || true
-		ip netns del "$NSA" 2>/dev/null || true
-		ip netns del "$NSB" 2>/dev/null || true
-	fi
 }
 LF_CLEANUP_HOOK=xdp_cleanup
 
-step() { echo "---- $*"; }
 inl() { ip netns exec "$LNS" "$@"; }
 ina() { ip netns exec "$NSA" "$@"; }
 inb() { ip netns exec "$NSB" "$@"; }
@@ -87,10 +76,7 @@ lf_rx() { lf_tel /lanefwd/stats | $PY -c 'import json,sys; s=json.load(sys.stdin
 
 # ---------------------------------------------------------------- topology
 step "namespaces $LNS (lanefwd), $NSA, $NSB"
-NS_UP=1
-ip netns add "$LNS"
-ip netns add "$NSA"
-ip netns add "$NSB"
+lf_netns_add "$LNS" "$NSA" "$NSB"
 # side IF PEER_NS PEER_IF IF_MAC PEER_MAC SUBNET
 side() {
 	local ifc=$1 pns=$2 pif=$3 mac=$4 pmac=$5 x=$6
@@ -100,7 +86,6 @@ side() {
 		peer name "$pif" address "$pmac" numtxqueues 1 numrxqueues 1 netns "$pns"
 	inl ip link set dev "$ifc" up
 	ip netns exec "$pns" sh -e -c "
-		ip link set dev lo up
 		sysctl -qw net.ipv6.conf.$pif.accept_dad=0 net.ipv6.conf.$pif.accept_ra=0 \
 			net.ipv6.conf.$pif.router_solicitations=0
 		# Full checksums on the wire: AF_XDP hands lanefwd the bytes as
@@ -112,7 +97,6 @@ side() {
 		ip route add default via 10.20.$x.1 dev $pif
 		ip -6 route add default via fd20:$x::1 dev $pif"
 }
-inl ip link set dev lo up
 # The kernel in LNS must not route: whatever crosses it is lanefwd's.
 inl sysctl -qw net.ipv4.ip_forward=0 net.ipv6.conf.all.forwarding=0 \
 	net.ipv6.conf.default.accept_dad=0
@@ -132,13 +116,7 @@ iova_mode = va
 [pipeline]
 burst = 32
 
-[routes]
-ipv4 = routes4.txt
-ipv6 = routes6.txt
-ipv4_max_routes = 1024
-ipv4_tbl8 = 256
-ipv6_max_routes = 1024
-ipv6_tbl8 = 256
+$(lf_conf_routes)
 
 [port p0]
 vdev = net_af_xdp0,iface=xp0,start_queue=0,queue_count=1
@@ -150,31 +128,14 @@ vdev = net_af_xdp1,iface=xp1,start_queue=0,queue_count=1
 address = 10.20.2.1/24, fd20:2::1/64
 exception = kernel
 
-[worker 1]
-rx = p0:0 p1:0
-
-[nexthop 1]
-port = p0
-mac = $MAC_A
-
-[nexthop 2]
-port = p1
-mac = $MAC_B
+$(lf_conf_two_nexthops "$MAC_A" "$MAC_B")
 EOF
 "$LANEFWD" -c "$D/lanefwd.conf" --check-config > "$D/check-config.txt" ||
 	die "--check-config rejected the test configuration: $(tail -n 3 "$D/check-config.txt")"
 
 # ----------------------------------------------------------------- lanefwd
 step "lanefwd in $LNS on xp0 and xp1 (AF_XDP, exception = kernel)"
-# lf_start runs "$LANEFWD": a wrapper that enters LNS (ip netns exec execs,
-# so the pid lf_start keeps is lanefwd's own).
-REAL_LANEFWD=$LANEFWD
-cat > "$D/lanefwd-in-ns" <<EOF
-#!/bin/sh
-exec ip netns exec $LNS $REAL_LANEFWD "\$@"
-EOF
-chmod +x "$D/lanefwd-in-ns"
-LANEFWD=$D/lanefwd-in-ns
+lf_lanefwd_in_netns "$LNS"
 lf_start "$D/lanefwd.conf"
 
 for ifc in xp0 xp1; do

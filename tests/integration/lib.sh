@@ -9,12 +9,23 @@ PY=/usr/bin/python3
 LF_PID=""
 LF_TMP=$(mktemp -d /tmp/lanefwd-test.XXXXXX)
 LF_PREFIX="lft$$"
+LF_NETNS=""  # the namespaces lf_netns_add made
+LF_TOPO=""   # the scripts/topology.sh prefix lf_topology_up brought up
 
+# On exit: lanefwd first, then the test's own hook (it stops what runs in
+# the namespaces), then the namespaces and the topology the helpers made.
 lf_cleanup() {
-	local rc=$?
+	local rc=$? ns
 	lf_stop || true
 	if [ -n "${LF_CLEANUP_HOOK:-}" ]; then
 		$LF_CLEANUP_HOOK || true
+	fi
+	# Deleting a namespace deletes the veth pairs in it, and their peers.
+	for ns in $LF_NETNS; do
+		ip netns del "$ns" 2>/dev/null || true
+	done
+	if [ -n "$LF_TOPO" ]; then
+		"$LF_SRCDIR/scripts/topology.sh" down "$LF_TOPO" >/dev/null || true
 	fi
 	rm -rf "$LF_TMP" "/var/run/dpdk/$LF_PREFIX"
 	exit $rc
@@ -154,6 +165,25 @@ lf_skip() {
 	exit 77
 }
 
+# step TEXT: a heading between the stages of a test's output.
+step() { echo "---- $*"; }
+
+# lf_need_tools COMMAND...: skip the test unless every COMMAND is installed.
+lf_need_tools() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null || lf_skip "$t is not installed (scripts/deps.sh)"
+	done
+}
+
+# lf_need_hugepages MIB: skip the test unless MIB MiB of hugepages are free.
+lf_need_hugepages() {
+	local free_mb
+	free_mb=$(lf_hugepages_free_mb)
+	[ "$free_mb" -ge "$1" ] ||
+		lf_skip "needs $1 MiB of free hugepages on a mounted hugetlbfs, has $free_mb MiB (run scripts/hugepages.sh)"
+}
+
 # lf_hugepages_free_mb: MiB of free hugepages of the default size, 0 when no
 # hugetlbfs is mounted (scripts/hugepages.sh reserves and mounts them).
 lf_hugepages_free_mb() {
@@ -182,4 +212,107 @@ lf_wait_listen() {
 		sleep 0.1
 	done
 	die "nothing listens on TCP port $2 in namespace $1 after 10 s"
+}
+
+# lf_conf_routes: the [routes] section of a test's configuration, for a
+# $(...) in its heredoc: routes4.txt and routes6.txt beside the
+# configuration file, tables sized for a test's few routes.
+lf_conf_routes() {
+	cat <<'EOF'
+[routes]
+ipv4 = routes4.txt
+ipv6 = routes6.txt
+ipv4_max_routes = 1024
+ipv4_tbl8 = 256
+ipv6_max_routes = 1024
+ipv6_tbl8 = 256
+EOF
+}
+
+# lf_conf_two_nexthops MAC1 MAC2: the [worker 1] and [nexthop] sections of a
+# test with ports p0 and p1 (for a $(...) in its heredoc): worker 1 polls
+# both, next hop 1 is MAC1 out of p0, next hop 2 is MAC2 out of p1.
+lf_conf_two_nexthops() {
+	cat <<EOF
+[worker 1]
+rx = p0:0 p1:0
+
+[nexthop 1]
+port = p0
+mac = $1
+
+[nexthop 2]
+port = p1
+mac = $2
+EOF
+}
+
+# lf_netns_add NS...: new network namespaces, each with lo up; lf_cleanup
+# deletes them (after LF_CLEANUP_HOOK), and with them what is in them.
+lf_netns_add() {
+	local ns
+	for ns in "$@"; do
+		ip netns add "$ns"
+		LF_NETNS="$LF_NETNS $ns"
+		ip netns exec "$ns" ip link set lo up
+	done
+}
+
+# lf_lanefwd_in_netns NS: from here on "$LANEFWD" (and so lf_start) runs
+# lanefwd inside NS through a wrapper script; ip netns exec execs it, so the
+# pid lf_start keeps is lanefwd's own. LF_REAL_LANEFWD is the binary itself.
+lf_lanefwd_in_netns() {
+	LF_REAL_LANEFWD=${LF_REAL_LANEFWD:-$LANEFWD}
+	cat > "$LF_TMP/lanefwd-in-ns" <<EOF
+#!/bin/sh
+exec ip netns exec $1 $LF_REAL_LANEFWD "\$@"
+EOF
+	chmod +x "$LF_TMP/lanefwd-in-ns"
+	LANEFWD=$LF_TMP/lanefwd-in-ns
+}
+
+# lf_topology_up NAME: scripts/topology.sh up NAME (namespaces NAME-ns1 and
+# NAME-ns2 behind the veth ends NAME-p0 and NAME-p1); lf_cleanup takes it
+# down again (after LF_CLEANUP_HOOK).
+lf_topology_up() {
+	LF_TOPO=$1
+	"$LF_SRCDIR/scripts/topology.sh" up "$1" || die "scripts/topology.sh up $1 failed"
+}
+
+# lf_conf_topology NAME: the [port], [worker] and [nexthop] sections of
+# lanefwd on topology NAME (for a $(...) in the heredoc): AF_XDP ports p0 and
+# p1 on NAME-p0 and NAME-p1, next hops the namespace ends, whose MACs
+# topology.sh fixes.
+lf_conf_topology() {
+	cat <<EOF
+[port p0]
+vdev = net_af_xdp0,iface=$1-p0,start_queue=0,queue_count=1
+
+[port p1]
+vdev = net_af_xdp1,iface=$1-p1,start_queue=0,queue_count=1
+
+$(lf_conf_two_nexthops 02:00:0a:0a:01:02 02:00:0a:0a:02:02)
+EOF
+}
+
+# lf_af_xdp_port_ids: P0_ID and P1_ID, the port ids of lanefwd's ports p0
+# and p1 (/lanefwd/info); fails unless p0 is an AF_XDP port.
+lf_af_xdp_port_ids() {
+	lf_tel_save /lanefwd/info "$LF_TMP/info.json"
+	read -r P0_ID P1_ID < <($PY -c '
+import json, sys
+i = json.load(open(sys.argv[1]))["/lanefwd/info"]
+assert i["port_p0"]["driver"] == "net_af_xdp", i["port_p0"]
+print(i["port_p0"]["port_id"], i["port_p1"]["port_id"])' "$LF_TMP/info.json") ||
+		die "/lanefwd/info: no AF_XDP ports p0 and p1: $(cat "$LF_TMP/info.json")"
+}
+
+# lf_ping_through NS ADDRESS: a ping from NS to ADDRESS through lanefwd is
+# answered within 10 tries (the path works before anything is counted).
+lf_ping_through() {
+	local i
+	for i in $(seq 1 10); do
+		ip netns exec "$1" ping -c 1 -W 1 "$2" > /dev/null && break
+		[ "$i" -lt 10 ] || die "no ping reply through lanefwd within 10 tries"
+	done
 }

@@ -31,13 +31,7 @@ huge = no
 memory = 512
 [pipeline]
 $2
-[routes]
-ipv4 = routes4.txt
-ipv6 = routes6.txt
-ipv4_max_routes = 1024
-ipv4_tbl8 = 256
-ipv6_max_routes = 1024
-ipv6_tbl8 = 256
+$(lf_conf_routes)
 # Routed ports take only frames to their own MAC: a's is the generator's
 # default destination (memif's own default, 01:ab:23:cd:45:ef, is a group).
 [port a]

@@ -87,13 +87,7 @@ iova_mode = va
 [pipeline]
 burst = 32
 
-[routes]
-ipv4 = routes4.txt
-ipv6 = routes6.txt
-ipv4_max_routes = 1024
-ipv4_tbl8 = 256
-ipv6_max_routes = 1024
-ipv6_tbl8 = 256
+$(lf_conf_routes)
 
 [neighbour]
 max_entries = 16

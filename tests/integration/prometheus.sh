@@ -70,13 +70,7 @@ telemetry = yes
 burst = 32
 latency = yes
 
-[routes]
-ipv4 = routes4.txt
-ipv6 = routes6.txt
-ipv4_max_routes = 1024
-ipv4_tbl8 = 256
-ipv6_max_routes = 1024
-ipv6_tbl8 = 256
+$(lf_conf_routes)
 
 [prometheus]
 address = 127.0.0.1

@@ -17,17 +17,12 @@ import struct
 import sys
 import time
 
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lftest import inet_checksum, mac_bytes  # noqa: E402
+
 ETH_P_ALL = 0x0003
-SRC_MAC = bytes.fromhex("02001e010102")
-
-
-def csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
+SRC_MAC = mac_bytes("02:00:1e:01:01:02")
 
 
 def frame(dst_mac, tag, seq):
@@ -35,8 +30,8 @@ def frame(dst_mac, tag, seq):
     udp = struct.pack("!HHHH", 40000, 7777, 8 + len(payload), 0) + payload
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), seq & 0xFFFF, 0, 64, 17, 0,
                      bytes([10, 30, 1, 2]), bytes([10, 30, 2, 2]))
-    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
-    return bytes.fromhex(dst_mac.replace(":", "")) + SRC_MAC + b"\x08\x00" + ip + udp
+    ip = ip[:10] + struct.pack("!H", inet_checksum(ip)) + ip[12:]
+    return mac_bytes(dst_mac) + SRC_MAC + b"\x08\x00" + ip + udp
 
 
 def send(iface, dst_mac, n, burst, gap_ms, tag):

@@ -41,26 +41,14 @@ LFNS=$T-lf
 TA=$T-a TB=$T-b
 MAC_A=02:00:1e:01:01:01 MAC_B=02:00:1e:02:01:01 MAC_NH=02:00:1e:02:02:02
 HELPER="$(dirname "$0")/rxmode.py"
-REAL_LANEFWD=$LANEFWD
 
-for t in ip dpdk-telemetry.py; do
-	command -v "$t" >/dev/null || lf_skip "$t is not installed (scripts/deps.sh)"
-done
+lf_need_tools ip dpdk-telemetry.py
 [ -c /dev/net/tun ] || lf_skip "no /dev/net/tun"
-free_mb=$(lf_hugepages_free_mb)
-[ "$free_mb" -ge 128 ] ||
-	lf_skip "needs 128 MiB of free hugepages on a mounted hugetlbfs, has $free_mb MiB (run scripts/hugepages.sh)"
+lf_need_hugepages 128
 
-rx_cleanup() {
-	ip netns del "$LFNS" 2>/dev/null || true
-}
-LF_CLEANUP_HOOK=rx_cleanup
-
-step() { echo "---- $*"; }
 inlf() { ip netns exec "$LFNS" "$@"; }
 
-ip netns add "$LFNS"
-inlf ip link set lo up
+lf_netns_add "$LFNS"
 # No IPv6 on the TAPs lanefwd creates: no router solicitations, no DAD.
 inlf sysctl -qw net.ipv6.conf.default.disable_ipv6=1 net.ipv6.conf.all.disable_ipv6=1
 
@@ -77,13 +65,7 @@ file_prefix = $LF_PREFIX
 telemetry = yes
 huge = yes
 
-[routes]
-ipv4 = routes4.txt
-ipv6 = routes6.txt
-ipv4_max_routes = 1024
-ipv4_tbl8 = 256
-ipv6_max_routes = 1024
-ipv6_tbl8 = 256
+$(lf_conf_routes)
 $2
 [worker 1]
 $3
@@ -103,12 +85,7 @@ vdev = net_tap1,iface=$TB
 mac = $MAC_B
 "
 
-cat > "$D/lanefwd-in-ns" <<EOF
-#!/bin/sh
-exec ip netns exec $LFNS $REAL_LANEFWD "\$@"
-EOF
-chmod +x "$D/lanefwd-in-ns"
-LANEFWD=$D/lanefwd-in-ns
+lf_lanefwd_in_netns "$LFNS"
 
 # refused NAME CONF NEEDLE...: lanefwd must refuse to start, its error
 # holding every NEEDLE.
@@ -210,7 +187,7 @@ run_mode() {
 	step "rx_mode = $mode"
 	conf "$D/$mode.conf" "$TAPS" "rx = tA:0 tB:0
 rx_mode = $mode$extra"
-	"$REAL_LANEFWD" -c "$D/$mode.conf" --check-config > "$D/$mode.check" ||
+	"$LF_REAL_LANEFWD" -c "$D/$mode.conf" --check-config > "$D/$mode.check" ||
 		die "--check-config rejected $mode: $(tail -n 3 "$D/$mode.check")"
 	lf_start "$D/$mode.conf"
 	grep -q "rx_mode $mode" "$D/lanefwd.log" || die "no 'rx_mode $mode' in the worker's start line"

@@ -175,13 +175,7 @@ file_prefix = $LF_PREFIX
 huge = yes
 iova_mode = va
 
-[routes]
-ipv4 = routes4.txt
-ipv6 = routes6.txt
-ipv4_max_routes = 1024
-ipv4_tbl8 = 256
-ipv6_max_routes = 1024
-ipv6_tbl8 = 256
+$(lf_conf_routes)
 
 [port p0]
 vdev = net_af_xdp0,iface=$TP-p0,start_queue=0,queue_count=1

@@ -41,13 +41,7 @@ burst = 16
 prefetch_distance = auto
 tx_drain_us = 50
 
-[routes]
-ipv4 = routes4.txt
-ipv6 = routes6.txt
-ipv4_max_routes = 1024
-ipv4_tbl8 = 256
-ipv6_max_routes = 1024
-ipv6_tbl8 = 256
+$(lf_conf_routes)
 
 # The capture's frames are not addressed to the pcap port's MAC: take them
 # as a switch port does (a routed port, the default, takes only its own).

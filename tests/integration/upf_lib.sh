@@ -123,13 +123,7 @@ iova_mode = va
 burst = 32
 prefetch_distance = 4
 
-[routes]
-ipv4 = routes4.txt
-ipv6 = routes6.txt
-ipv4_max_routes = 1024
-ipv4_tbl8 = 256
-ipv6_max_routes = 1024
-ipv6_tbl8 = 256
+$(lf_conf_routes)
 
 [port n3]
 vdev = net_af_xdp0,iface=$UPF_IF_N3,start_queue=0,queue_count=1
