@@ -2,7 +2,7 @@
 # ports started, ends with exit status 1 and the error that says why; never
 # a crash (status 139), never a sanitizer report.
 #
-# Each case runs RUNS times (LF_REFUSED_RUNS, default 5), each run with its
+# Each case runs RUNS times (LF_REFUSED_RUNS, default 3), each run with its
 # own MALLOC_PERTURB_ (glibc fills what malloc hands out and what free takes
 # back with that byte, so a use of freed or uninitialised memory reads
 # garbage rather than a lucky zero); a failure names the value. The cases,
@@ -37,7 +37,7 @@ trap 'exit 130' INT
 
 D=$LF_TMP
 NS=rf$$-lf
-RUNS=${LF_REFUSED_RUNS:-5}
+RUNS=${LF_REFUSED_RUNS:-3}
 
 command -v ip > /dev/null || lf_skip "ip is not installed (scripts/deps.sh)"
 [ -c /dev/net/tun ] || lf_skip "no /dev/net/tun"
