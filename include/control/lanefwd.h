@@ -33,6 +33,8 @@ struct lf_port {
 	int socket; /**< rte_eth_dev_socket_id, may be SOCKET_ID_ANY. */
 	struct rte_ether_addr mac;
 	bool rx_ipv4_cksum; /**< RX IPv4 checksum offload enabled. */
+	/** rte_eth_dev_configure() succeeded: port_close_all() closes it, started or not. */
+	bool configured;
 	bool started;
 	bool set_promisc; /**< We turned promiscuous mode on. */
 	bool set_allmulti; /**< We turned all-multicast on (a routed port with addresses). */

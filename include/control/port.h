@@ -32,7 +32,11 @@ int port_init_all(struct lf_app *app, char *err, size_t errlen);
 void port_hwclock_update(struct lf_app *app, bool first);
 void port_hwclock_free(struct lf_app *app);
 
-/** Stop and close every started port. */
+/**
+ * Stop every started port and close every configured one, started or not.
+ * Call it before port_pools_free(): a configured port's RX queues may hold
+ * mbufs, and EAL's cleanup would close the port only after the pools are gone.
+ */
 void port_close_all(struct lf_app *app);
 
 /** Log link status of every port; returns ports that are up. */

@@ -261,6 +261,10 @@ port_init_one(struct lf_app *app, unsigned int p, char *err, size_t errlen)
 	ret = rte_eth_dev_configure(id, pc->rx_queues, pc->tx_queues, &conf);
 	if (ret != 0)
 		goto fail_call;
+	/* From here a failure leaves queues that may hold mbufs of the pools
+	 * (net_tap fills its RX queues at setup): port_close_all() closes the
+	 * port before the pools are freed, whether it started or not. */
+	port->configured = true;
 	ret = rte_eth_dev_adjust_nb_rx_tx_desc(id, &nb_rxd, &nb_txd);
 	if (ret != 0)
 		goto fail_call;
@@ -282,13 +286,8 @@ port_init_one(struct lf_app *app, unsigned int p, char *err, size_t errlen)
 			goto fail_call;
 	}
 	ret = rxmode_port_pmgmt_enable(app, p, err, errlen);
-	if (ret != 0) {
-		/* Close it now: its RX queues hold mbufs of a pool that is freed
-		 * before EAL's cleanup would close the port. */
-		rxmode_port_pmgmt_disable(app, p);
-		rte_eth_dev_close(id);
-		return ret;
-	}
+	if (ret != 0)
+		return ret; /* port_close_all() disables what it enabled and closes the port. */
 	ret = rte_eth_macaddr_get(id, &port->mac);
 	if (ret != 0)
 		goto fail_call;
@@ -439,17 +438,23 @@ port_close_all(struct lf_app *app)
 	unsigned int p;
 
 	for (p = 0; p < app->cfg.n_ports; p++) {
-		if (!app->ports[p].started)
+		struct lf_port *port = &app->ports[p];
+
+		if (!port->configured)
 			continue;
 		/* Leave the interface as we found it (AF_XDP sets IFF_PROMISC). */
-		if (app->ports[p].set_allmulti)
-			rte_eth_allmulticast_disable(app->ports[p].port_id);
-		if (app->ports[p].set_promisc)
-			rte_eth_promiscuous_disable(app->ports[p].port_id);
-		rte_eth_dev_stop(app->ports[p].port_id);
+		if (port->set_allmulti)
+			rte_eth_allmulticast_disable(port->port_id);
+		if (port->set_promisc)
+			rte_eth_promiscuous_disable(port->port_id);
+		if (port->started)
+			rte_eth_dev_stop(port->port_id);
 		rxmode_port_pmgmt_disable(app, p);
-		rte_eth_dev_close(app->ports[p].port_id);
-		app->ports[p].started = false;
+		rte_eth_dev_close(port->port_id);
+		port->started = false;
+		port->configured = false;
+		port->set_allmulti = false;
+		port->set_promisc = false;
 	}
 }
 
