@@ -1,0 +1,573 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""lanefwd rx modes (seed 001): how a worker waits for packets against the
+CPU it uses and the latency it adds, at 10%, 50% and 90% of the no-drop
+rate. Run it through bench/bench-rxmode.sh (dependencies, hugepages, build).
+
+Harness: the only port here with RX interrupts in DPDK 22.11 is net_tap, so
+every mode runs over the same pair of TAP ports, poll included (a fair
+comparison, and the one an interrupt-capable NIC would give):
+
+    lanefwd-gen (CPU 0)                      lanefwd worker (CPU 1)
+    net_af_packet0 on tA  --kernel tA xmit-->  net_tap port a (rx)
+    net_af_packet1 on tB  <--kernel tB recv--  net_tap port b (tx)
+
+lanefwd and the generator run in a network namespace the script makes and
+removes (the TAP interfaces exist only there; IPv6 is off so the kernel
+sends nothing on them). lanefwd routes 198.18.1.0/24 out of port b.
+
+  1. reference: MLRsearch (bench/mlrsearch.py, NDR and PDR) of rx_mode =
+     poll, --searches searches; the loads are --loads percent of its median
+     NDR, the same absolute rates for every mode;
+  2. each mode (poll, interrupt, hybrid, pmd-mgmt pause) at each load,
+     --reps rounds interleaved (each round starts one mode further on), a
+     fresh forwarder per run: --warmup s, then a --window s window in which
+     the worker thread's CPU time (schedstat: what the kernel charged it,
+     asleep or not), the whole forwarder's, the worker's rx-mode counters
+     (sleeps, wakeups by cause), the generator's end-to-end percentiles and
+     lanefwd's residence histogram are taken. A cell of the report is the
+     median over the rounds, each figure on its own.
+
+Targets (issue 16): hybrid at 10% load uses at most 15% of a core, with an
+end-to-end p99 at most 2x poll's. Exit status 1 when a run fails or no
+reference NDR is found; a missed target is reported, not failed.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402
+import bench_latency as bl  # noqa: E402  (the memif latency suite: its process handling)
+from bench import COMMANDS, Telemetry, log  # noqa: E402
+
+ROOT = bench.ROOT
+GEN_CPU, FWD_CPU = bl.GEN_CPU, bl.FWD_CPU
+PORT_A_MAC = bl.PORT_A_MAC
+MODES = (
+    # key, label, [worker N] lines
+    ("poll", "poll", "rx_mode = poll"),
+    ("interrupt", "interrupt", "rx_mode = interrupt"),
+    ("hybrid", "hybrid (spin_us 50)", "rx_mode = hybrid\nspin_us = 50"),
+    ("pause", "pmd-mgmt pause", "rx_mode = pmd-mgmt\npmd_mgmt = pause"),
+)
+PCTS = bl.PCTS
+# The generator's AF_PACKET ports go through the qdisc: with qdisc_bypass=1 a
+# TAP's full queue left frames in the PMD's TX ring, 100 ms deep at these
+# rates (refused, reordered); through the qdisc a full TAP queue is a drop,
+# the loss the search looks for.
+AFP = "qdisc_bypass=0"
+
+
+class RxBench(bl.LatBench):
+    def __init__(self, a):
+        super().__init__(a)
+        self.tag = "lfrx%d" % os.getpid()
+        self.ns = "lfrx%d" % os.getpid()
+        self.ifs = ("%s-a" % self.ns, "%s-b" % self.ns)
+        self.ns_made = False
+        # A TAP iteration of 32 packets is itself over lanefwd's 1 ms stall
+        # threshold here (docs/rx-modes/findings.md): not a lost CPU.
+        self.stall_check = False
+
+    # ---------------------------------------------------------------- setup
+    def setup(self):
+        a = self.a
+        os.sched_setaffinity(0, {GEN_CPU})
+        for name in ("lanefwd", "lanefwd-gen"):
+            shutil.copy2(getattr(a, name.replace("-", "_")), os.path.join(self.tmp, name))
+        self.lanefwd = os.path.join(self.tmp, "lanefwd")
+        self.gen = os.path.join(self.tmp, "lanefwd-gen")
+        self.lf_version = bench.out("%s -V" % shlex.quote(self.lanefwd))
+        self.git_head = bench.out("git -C %s rev-parse --short HEAD" % shlex.quote(ROOT))
+        self.git_dirty = bool(bench.out("git -C %s status --porcelain -- src include meson.build"
+                                        % shlex.quote(ROOT)))
+        with open(os.path.join(self.tmp, "routes4.txt"), "w") as f:
+            f.write("198.18.1.0/24 1\n")
+        for cmd in ("ip netns add %s" % self.ns,
+                    "ip netns exec %s ip link set lo up" % self.ns,
+                    "ip netns exec %s sysctl -qw net.ipv6.conf.default.disable_ipv6=1 "
+                    "net.ipv6.conf.all.disable_ipv6=1" % self.ns):
+            bench.sh(cmd)
+            self.ns_made = True
+        self.fwds = [bl.Fwd(k, label, "lanefwd", 32) for k, label, _ in MODES]
+        for f, (_, _, lines) in zip(self.fwds, MODES):
+            f.worker_lines = lines
+
+    def lanefwd_conf(self, f, prefix, socks):
+        return """\
+# lanefwd rx-mode benchmark configuration, generated by bench/bench_rxmode.py
+[eal]
+main_lcore = {main}
+file_prefix = {prefix}
+huge = yes
+
+[pipeline]
+burst = 32
+latency = yes
+
+[routes]
+ipv4 = {r4}
+ipv4_max_routes = 1024
+ipv4_tbl8 = 256
+ipv6_max_routes = 1024
+ipv6_tbl8 = 256
+
+[port a]
+vdev = net_tap0,iface={ia}
+mac = {amac}
+
+[port b]
+vdev = net_tap1,iface={ib}
+
+[worker {cpu}]
+rx = a:0 b:0
+{lines}
+
+[nexthop 1]
+port = b
+mac = 02:00:00:00:00:01
+""".format(main=GEN_CPU, prefix=prefix, r4=os.path.join(self.tmp, "routes4.txt"),
+           ia=self.ifs[0], ib=self.ifs[1], cpu=FWD_CPU, amac=PORT_A_MAC,
+           lines=f.worker_lines)
+
+    def start_fwd(self, f):
+        self.seq += 1
+        prefix = "%s_%d_%s" % (self.tag, self.seq, f.key)
+        logpath = os.path.join(self.tmp, "%s.log" % prefix)
+        conf = os.path.join(self.tmp, "%s.ini" % prefix)
+        f.conf = self.lanefwd_conf(f, prefix, None)
+        with open(conf, "w") as fh:
+            fh.write(f.conf)
+        # ip netns exec execs lanefwd in place: the pid is lanefwd's.
+        f.cmd = cmd = ["ip", "netns", "exec", self.ns, self.lanefwd, "-c", conf]
+        logf = open(logpath, "w")
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=logf,
+                             stderr=subprocess.STDOUT, preexec_fn=bl.set_affinity_all)
+        logf.close()
+        self.live = (p, prefix)
+        try:
+            bl.wait_line(logpath, r"^lanefwd: running", p, 60)
+        except bl.Fail as e:
+            raise bl.Fail("%s did not start: %s\n%s" % (f.label, e, bl.tail(logpath)))
+        self.ctrl_to_fwd_cpu(p.pid, f)
+        end = time.monotonic() + 20
+        while True:
+            tel = Telemetry(prefix)
+            try:
+                info, _ = tel.query("/lanefwd/info")
+                w, _ = tel.query("/lanefwd/workers,%d" % FWD_CPU)
+                break
+            except RuntimeError:
+                tel.close()
+                if time.monotonic() > end:
+                    raise bl.Fail("%s: no telemetry\n%s" % (f.label, bl.tail(logpath)))
+                time.sleep(0.2)
+        want = "pmd-mgmt" if f.key == "pause" else f.key
+        if (w or {}).get("rx_mode") != want:
+            raise bl.Fail("%s: /lanefwd/workers,%d says rx_mode %s" %
+                          (f.label, FWD_CPU, (w or {}).get("rx_mode")))
+        if self.lf_info is None:
+            self.lf_info = info
+        return p, prefix, None, logpath, tel
+
+    def gen_argv(self, prefix, socks, opts, rsize=None):
+        # No --linger: a TAP port has no disconnect hazard (the memif one of
+        # bench_latency.py), and the AF_PACKET link never reads down.
+        opts = list(opts)
+        if "--linger" in opts:
+            i = opts.index("--linger")
+            del opts[i:i + 2]
+        return ["ip", "netns", "exec", self.ns,
+                self.gen, "-l", str(GEN_CPU), "--no-pci", "--file-prefix", prefix,
+                "--vdev", "net_af_packet0,iface=%s,%s" % (self.ifs[0], AFP),
+                "--vdev", "net_af_packet1,iface=%s,%s" % (self.ifs[1], AFP),
+                "--", "--dst-mac", PORT_A_MAC, "--dst-ip", bl.DST_IP, "--dst-ips", "254",
+                "--flows", str(self.a.flows), "--size", "64", "--quiet"] + opts
+
+    # ----------------------------------------------------------------- runs
+    def run_all(self):
+        a = self.a
+        ref = self.fwds[0]
+        for rep in range(a.searches):
+            log("== reference search %d of %d (rx_mode = poll)" % (rep + 1, a.searches))
+            try:
+                with bl.BenchLock(a.lock):
+                    self.run_mlr(ref, rep + 1)
+            except bl.Fail as e:
+                self.failures.append("poll search %d: %s" % (rep + 1, e))
+                log("  FAILED: %s" % e)
+        st = self.stat(ref, "NDR")
+        if not st or not st[0]:
+            self.failures.append("no reference NDR (rx_mode = poll has no complete search)")
+            return
+        self.ref_ndr = (ref.label, st[0])
+        self.loads = [(pct, st[0] * pct / 100.0) for pct in a.loads]
+        log("reference NDR %.3f Mpps: loads %s" % (st[0] / 1e6, ", ".join(
+            "%d%% %.0f kpps" % (p, x / 1e3) for p, x in self.loads)))
+        for rep in range(a.reps):
+            for f in self.search_order(rep):
+                if f.error:
+                    continue
+                log("== round %d of %d: %s" % (rep + 1, a.reps, f.label))
+                for pct, pps in self.loads:
+                    try:
+                        with bl.BenchLock(a.lock):
+                            r = self.one(f, "load", pps, pct, rep + 1)
+                    except bl.Fail as e:
+                        f.error = str(e)
+                        self.failures.append("%s at %d%%: %s" % (f.label, pct, e))
+                        log("  FAILED: %s" % e)
+                        break
+                    f.runs.append(r)
+                    w = r.get("worker", {})
+                    log("  %d%% (%.0f kpps): rx %.0f kpps, loss %d; worker cpu %.3f, "
+                        "forwarder %.3f; sleeps %d, wakeups intr %d timeout %d; e2e p50 %s "
+                        "p99 %s p99.99 %s ns; residence p99 %s ns" % (
+                            pct, pps / 1e3, r["rx_pps"] / 1e3, r["loss"], r["fwd_share"],
+                            r["fwd_total_share"], w.get("sleeps", 0),
+                            w.get("wakeups_interrupt", 0), w.get("wakeups_timeout", 0),
+                            r["e2e"]["p50_ns"], r["e2e"]["p99_ns"], r["e2e"]["p99_99_ns"],
+                            r.get("res", {}).get("p99_ns")))
+
+    # -------------------------------------------------------------- results
+    def cell(self, key, pct, get):
+        """Median of get(run) over the rounds of mode key at load pct."""
+        f = self.fwd(key)
+        xs = [get(r) for r in (f.runs if f else []) if r["pct"] == pct]
+        xs = [x for x in xs if x is not None]
+        return statistics.median(xs) if xs else None
+
+    def n_runs(self, key, pct):
+        f = self.fwd(key)
+        return sum(1 for r in (f.runs if f else []) if r["pct"] == pct)
+
+    @staticmethod
+    def per_s(r, k):
+        w = r.get("worker")
+        return w.get(k, 0) / r["window_s"] if w else None
+
+    def targets(self):
+        """[(text, met)] for the issue's targets, from this run's medians. The
+        CPU target is judged on the whole forwarder (its control threads run
+        on the worker's core here): what the operator's core pays."""
+        lo = min(self.a.loads)
+        res = []
+        cpu = self.cell("hybrid", lo, lambda r: r["fwd_total_share"])
+        wcpu = self.cell("hybrid", lo, lambda r: r["fwd_share"])
+        p99h = self.cell("hybrid", lo, lambda r: r["e2e"]["p99_ns"])
+        p99p = self.cell("poll", lo, lambda r: r["e2e"]["p99_ns"])
+        if cpu is not None:
+            res.append(("hybrid at %d%% load: the forwarder used %.1f%% of a core, its worker "
+                        "thread %.1f%% (target ≤ 15%%%s)" % (
+                            lo, cpu * 100, wcpu * 100,
+                            "" if cpu <= 0.15 else ", missed by %.1f points" %
+                            ((cpu - 0.15) * 100)), cpu <= 0.15))
+        if p99h and p99p:
+            res.append(("hybrid's end-to-end p99 at %d%% load is %.2f× poll's (%s / %s µs; "
+                        "target ≤ 2×)" % (lo, p99h / p99p, self.fmt_us(p99h), self.fmt_us(p99p)),
+                        p99h <= 2 * p99p))
+        return res
+
+    def results_json(self):
+        return {"date": self.date, "command": self.command, "elapsed_s": self.elapsed,
+                "machine": self.machine(), "git": self.git_head, "dirty": self.git_dirty,
+                "lanefwd": self.lf_version, "ref_ndr": self.ref_ndr, "loads": self.loads,
+                "settings": {k: getattr(self.a, k) for k in
+                             ("loads", "window", "warmup", "reps", "searches", "flows",
+                              "ndr_loss", "pdr_loss")},
+                "commands": COMMANDS, "failures": self.failures,
+                "modes": [{"key": f.key, "label": f.label, "conf": f.conf,
+                           "searches": f.searches, "runs": f.runs, "error": f.error}
+                          for f in self.fwds]}
+
+    def plots(self, outdir):
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        files = []
+        pcts = [p for p, _ in self.loads]
+        styles = {"poll": "tab:red", "interrupt": "tab:blue", "hybrid": "tab:green",
+                  "pause": "tab:orange"}
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
+        for f in self.fwds:
+            c = styles.get(f.key)
+            for k, ls, what in (("fwd_total_share", "-o", "forwarder"),
+                                ("fwd_share", "--^", "worker thread")):
+                ys = [self.cell(f.key, p, lambda r, k=k: r[k]) for p in pcts]
+                ax1.plot(pcts, [y * 100 if y is not None else None for y in ys], ls, color=c,
+                         label="%s, %s" % (f.label, what))
+            for k, ls in (("p99_ns", "-o"), ("p99_99_ns", ":s")):
+                ys = [self.cell(f.key, p, lambda r, k=k: r["e2e"][k]) for p in pcts]
+                ax2.plot(pcts, [y / 1e3 if y else None for y in ys], ls, color=c,
+                         label="%s %s" % (f.label, "p99" if k == "p99_ns" else "p99.99"))
+        ax1.axhline(15, color="black", ls=":", lw=1, label="15%% of a core (hybrid target at "
+                    "%d%%)" % min(pcts))
+        ax1.set_xlabel("offered load, %% of poll's NDR (%.0f kpps)" % (self.ref_ndr[1] / 1e3))
+        ax1.set_ylabel("CPU, % of a core")
+        ax1.set_ylim(0, 105)
+        ax1.set_xticks(pcts)
+        ax1.grid(True, alpha=0.3)
+        ax1.legend(fontsize=7)
+        ax2.set_yscale("log")
+        ax2.set_xlabel("offered load, % of poll's NDR")
+        ax2.set_ylabel("end-to-end latency, µs (log)")
+        ax2.set_xticks(pcts)
+        ax2.grid(True, which="both", alpha=0.3)
+        ax2.legend(fontsize=6)
+        fig.suptitle("rx modes over net_tap: CPU and latency (median of %d rounds)" %
+                     self.a.reps)
+        fig.tight_layout()
+        fig.savefig(os.path.join(outdir, "cpu-latency-vs-load.png"), dpi=110)
+        plt.close(fig)
+        files.append("cpu-latency-vs-load.png")
+        return files
+
+    def write_doc(self, path, files):
+        a = self.a
+        L = []
+        L.append("# rx modes: CPU against latency (seed 001)\n")
+        L.append("Generated by `%s` on %s (%.0f min), %s (git %s%s). Regenerate: "
+                 "`sudo bench/bench-rxmode.sh`; how each mode works and when to pick it: "
+                 "[tuning.md](tuning.md#rx-modes), its keys: "
+                 "[configuration.md](configuration.md).\n" % (
+                     self.command, self.date, self.elapsed / 60, self.lf_version, self.git_head,
+                     ", uncommitted changes" if self.git_dirty else ""))
+        L.append("## Harness\n")
+        L.append("Every mode runs over the **same pair of net_tap ports**, poll included: "
+                 "net_tap is the only port on this VM with RX interrupts in DPDK 22.11 "
+                 "(memif, AF_XDP and pcap have none; E810's ice has them). lanefwd's one "
+                 "worker (CPU %d) polls both TAP ports; lanefwd-gen (CPU %d) sends 64-byte "
+                 "UDP frames, %d flows, bursts of 32, out of the kernel side of port a through "
+                 "AF_PACKET and receives them on the kernel side of port b. Both run in a "
+                 "network namespace the script makes. lanefwd's control threads are moved to "
+                 "the worker's CPU, so the forwarder's whole cost lands on its core.\n" %
+                 (FWD_CPU, GEN_CPU, a.flows))
+        L.append("Each TAP read and write is a system call, so this harness forwards tens of "
+                 "kpps, not the Mpps of memif (see below); what it shows is each mode's shape "
+                 "(CPU share and added latency as load grows), which a NIC with interrupts "
+                 "keeps. The worker's CPU is what the kernel charged its thread "
+                 "(schedstat), system calls and the softirqs run in its context included.\n")
+        L.append("Loads are %s of the reference NDR: MLRsearch (0 loss) of `rx_mode = poll`, "
+                 "median of %d searches, **%.1f kpps** (%s). Each cell below is the median "
+                 "of %d rounds (a fresh forwarder each, rounds interleaved across modes), "
+                 "each figure taken on its own; a %g s window after %g s of warm-up.\n" % (
+                     ", ".join("%d%%" % p for p in a.loads), a.searches,
+                     self.ref_ndr[1] / 1e3,
+                     ", ".join("%.1f" % (s["results"]["NDR"]["load"] / 1e3)
+                               for s in self.complete(self.fwds[0])) + " kpps",
+                     a.reps, a.window, a.warmup))
+        L.append("## Targets\n")
+        for text, met in self.targets():
+            L.append("- %s: **%s**" % (text, "met" if met else "missed"))
+        L.append("")
+        if files:
+            L.append("![CPU and latency against load](rx-modes/%s)\n" % files[0])
+        L.append("## Results\n")
+        L.append("| mode | load | rx kpps | loss | worker CPU | forwarder CPU | sleeps/s | "
+                 "wakeups intr/s | timeout/s | e2e p50 µs | p99 | p99.9 | p99.99 | "
+                 "residence p50 µs | p99 | p99.99 | rounds |")
+        L.append("|" + " --- |" * 17)
+        for f in self.fwds:
+            for pct, pps in self.loads:
+                if not self.n_runs(f.key, pct):
+                    continue
+
+                def c(get):
+                    return self.cell(f.key, pct, get)
+                res = c(lambda r: r.get("res", {}).get("p50_ns"))
+                L.append("| %s | %d%% (%.0f kpps) | %.1f | %s | %.1f%% | %.1f%% | %s | %s | %s "
+                         "| %s | %s | %s | %s | %s | %s | %s | %d |" % (
+                             f.label, pct, pps / 1e3, c(lambda r: r["rx_pps"]) / 1e3,
+                             "%d" % c(lambda r: r["loss"]), c(lambda r: r["fwd_share"]) * 100,
+                             c(lambda r: r["fwd_total_share"]) * 100,
+                             "%.0f" % c(lambda r: self.per_s(r, "sleeps")),
+                             "%.0f" % c(lambda r: self.per_s(r, "wakeups_interrupt")),
+                             "%.0f" % c(lambda r: self.per_s(r, "wakeups_timeout")),
+                             *[self.fmt_us(c(lambda r, k=k: r["e2e"][k])) for _, k in PCTS],
+                             self.fmt_us(res),
+                             self.fmt_us(c(lambda r: r.get("res", {}).get("p99_ns"))),
+                             self.fmt_us(c(lambda r: r.get("res", {}).get("p99_99_ns"))),
+                             self.n_runs(f.key, pct)))
+        L.append("")
+        L.append("*Worker CPU*: the forwarding thread's share of the window on a CPU. "
+                 "*Forwarder CPU*: all of lanefwd's threads. *Residence*: lanefwd's own "
+                 "histogram, from a packet's RX timestamp to its TX (docs/telemetry.md). "
+                 "pmd-mgmt pause keeps polling with `rte_pause` between empty polls, so it "
+                 "is charged a whole core like poll.\n")
+        fa = os.path.join(os.path.dirname(path), "rx-modes", "findings.md")
+        if os.path.exists(fa):
+            with open(fa) as fh:
+                L.append(fh.read().rstrip() + "\n")
+        L.append("## Machine\n")
+        L.append("| | |")
+        L.append("| --- | --- |")
+        for k, v in self.machine():
+            L.append("| %s | %s |" % (k, v.replace("|", "/").replace(
+                "bench/bench-latency.sh", "bench/bench-rxmode.sh")))
+        L.append("")
+        L.append("## Commands\n")
+        L.append("```")
+        L.extend(self.clean(c) for c in COMMANDS)
+        L.append("```")
+        if self.failures:
+            L.append("\n## Failures\n")
+            L.extend("- " + x.splitlines()[0] for x in self.failures)
+        with open(path, "w") as fh:
+            fh.write("\n".join(L) + "\n")
+        log("wrote %s" % path)
+
+    @classmethod
+    def from_json(cls, path, a):
+        """A bench whose report is rewritten from a results.json."""
+        with open(path) as f:
+            r = json.load(f)
+        b = cls.__new__(cls)
+        b.a = a
+        for k, v in r["settings"].items():
+            setattr(a, k, v)
+        b.date, b.command, b.elapsed = r["date"], r["command"], r["elapsed_s"]
+        b.git_head, b.git_dirty, b.lf_version = r["git"], r["dirty"], r["lanefwd"]
+        b.ref_ndr, b.loads, b.failures = r["ref_ndr"], r["loads"], r["failures"]
+        b.machine_rows = [tuple(x) for x in r["machine"]]
+        b.fwds = []
+        for m in r["modes"]:
+            f = bl.Fwd(m["key"], m["label"], "lanefwd", 32)
+            f.conf, f.searches, f.runs, f.error = m["conf"], m["searches"], m["runs"], m["error"]
+            b.fwds.append(f)
+        COMMANDS[:] = r["commands"]
+        # What clean() takes out of the commands: the run's temporary
+        # directory and EAL prefix tag.
+        text = "\n".join(COMMANDS)
+        m = re.search(r"/tmp/lanefwd-lat\.\w+", text)
+        b.tmp = m.group(0) if m else "/nonexistent"
+        m = re.search(r"lfrx\d+", text)
+        b.tag = m.group(0) if m else "lfrx-none"
+        return b
+
+    def machine(self):
+        rows = getattr(self, "machine_rows", None)
+        return rows if rows is not None else super().machine()
+
+    def cleanup(self):
+        super().cleanup()
+        if self.ns_made:
+            subprocess.run(["ip", "netns", "del", self.ns], stderr=subprocess.DEVNULL)
+
+
+def main():
+    ap = argparse.ArgumentParser(description="lanefwd rx modes against CPU and latency over "
+                                 "net_tap; writes docs/rx-modes.md")
+    ap.add_argument("--quick", action="store_true", help="one search, one round, 2 s windows, "
+                    "no docs")
+    ap.add_argument("--loads", default="10,50,90", help="percent of poll's NDR (default "
+                    "10,50,90)")
+    ap.add_argument("--window", type=float, help="measured seconds per run (default 5)")
+    ap.add_argument("--warmup", type=float, help="warm-up seconds per run (default 1)")
+    ap.add_argument("--reps", type=int, help="rounds of every mode and load (default 3)")
+    ap.add_argument("--searches", type=int, help="reference MLRsearches (default 2)")
+    ap.add_argument("--flows", type=int, default=1024)
+    ap.add_argument("--ndr-loss", type=float, default=0.0)
+    ap.add_argument("--pdr-loss", type=float, default=0.5)
+    ap.add_argument("--min-share", type=float, default=0.9,
+                    help="a failed search trial in which the forwarding thread or the "
+                    "generator had less of a CPU is invalid (default 0.9: the kernel's TAP "
+                    "and AF_PACKET work takes a few % of the generator's CPU)")
+    ap.add_argument("--max-wait-ms", type=float, default=20.0,
+                    help="a failed search trial in which the forwarding thread waited on a "
+                    "runqueue longer than this is invalid (default 20: a TAP queue of 1000 "
+                    "frames holds about 100 ms at these rates)")
+    ap.add_argument("--max-invalid", type=int, default=16)
+    ap.add_argument("--max-wait", type=float, default=5)
+    ap.add_argument("--lock", default=bl.LOCK)
+    ap.add_argument("--doc", help="default docs/rx-modes.md (not with --quick)")
+    ap.add_argument("--json", help="also write the raw results here")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--report", metavar="RESULTS_JSON", help="run nothing: rewrite the "
+                    "report (--doc, default docs/rx-modes.md) and its plot from a "
+                    "results.json")
+    ap.add_argument("--lanefwd", default=os.path.join(ROOT, "build", "lanefwd"))
+    ap.add_argument("--lanefwd-gen", default=os.path.join(ROOT, "build", "lanefwd-gen"))
+    a = ap.parse_args()
+    a.loads = sorted(int(x) for x in a.loads.split(","))
+    a.window = a.window or (2.0 if a.quick else 5.0)
+    a.warmup = a.warmup if a.warmup is not None else (0.5 if a.quick else 1.0)
+    a.reps = a.reps or (1 if a.quick else 3)
+    a.searches = a.searches or (1 if a.quick else 2)
+    # What bench_latency's search and load runs read.
+    a.durations, a.widths = ([0.5], [0.04]) if a.quick else ([0.5, 1.0], [0.04, 0.02])
+    a.initial, a.final_trials = (0.5 if a.quick else 1.0), 3
+    # search_rsize: what the forwarder's RX queue holds, for the stall check
+    # (bench/mlrsearch.py): a TAP queue is its txqueuelen, 1000 frames.
+    a.trial_warmup, a.trial_drain, a.search_rsize = 0.1, 0.2, 10
+    a.retries = 0
+    a.profile, a.main_only, a.l3fwd, a.compare, a.findings = False, True, False, [], None
+    doc = None if a.quick else (a.doc or os.path.join(ROOT, "docs", "rx-modes.md"))
+    if a.report:
+        b = RxBench.from_json(a.report, a)
+        outdir = os.path.splitext(doc)[0]
+        os.makedirs(outdir, exist_ok=True)
+        b.write_doc(doc, b.plots(outdir))
+        return 0
+    if os.geteuid() != 0:
+        sys.exit("bench-rxmode: run as root (hugepages, network namespaces, TAP)")
+    for p in (a.lanefwd, a.lanefwd_gen):
+        if not os.access(p, os.X_OK):
+            sys.exit("bench-rxmode: %s not built (ninja -C build)" % p)
+    os.chdir(ROOT)
+    b = RxBench(a)
+    b.command = "bench/bench-rxmode.sh" + ("" if len(sys.argv) == 1 else " " +
+                                              bl.quote(sys.argv[1:]))
+    t0 = time.monotonic()
+
+    def on_signal(sig, frame):
+        raise KeyboardInterrupt
+    import signal
+    signal.signal(signal.SIGTERM, on_signal)
+    try:
+        try:
+            b.setup()
+            b.run_all()
+        except bl.Fail as e:
+            b.failures.append(str(e))
+            log("FAILED: %s" % e)
+        b.elapsed = time.monotonic() - t0
+        b.tsc_hz, b.tsc_src = b.tsc()
+        b.date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        res = b.results_json()
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump(res, f, indent=1)
+                f.write("\n")
+        for text, met in (b.targets() if b.loads else []):
+            log("target: %s: %s" % (text, "met" if met else "MISSED"))
+        if doc and b.loads and not b.failures:
+            outdir = os.path.splitext(doc)[0]
+            os.makedirs(outdir, exist_ok=True)
+            # The figures first: a report that fails can be rewritten from them.
+            with open(os.path.join(outdir, "results.json"), "w") as f:
+                json.dump(res, f, indent=1)
+                f.write("\n")
+            b.write_doc(doc, b.plots(outdir))
+    except KeyboardInterrupt:
+        log("bench-rxmode: interrupted")
+        return 130
+    finally:
+        b.cleanup()
+    if b.failures:
+        log("bench-rxmode: FAILED:\n  " + "\n  ".join(x.splitlines()[0] for x in b.failures))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
