@@ -85,10 +85,14 @@ ipv4_max_routes = 1024
 ipv4_tbl8 = 256
 ipv6_max_routes = 1024
 ipv6_tbl8 = 256
+# The generator sends to 02:00:00:00:00:01 in both directions: the ports
+# take it as switch ports do (routed ports take only their own MAC).
 [port a]
 vdev = net_memif0,role=server,socket=$OUT/a.sock,socket-abstract=no
+promiscuous = yes
 [port b]
 vdev = net_memif1,role=server,socket=$OUT/b.sock,socket-abstract=no
+promiscuous = yes
 [worker $LCORE]
 rx = a:0 b:0
 [nexthop 1]
