@@ -39,15 +39,11 @@ D=$LF_TMP
 NS=rf$$-lf
 RUNS=${LF_REFUSED_RUNS:-3}
 
-command -v ip > /dev/null || lf_skip "ip is not installed (scripts/deps.sh)"
+lf_need_tools ip
 [ -c /dev/net/tun ] || lf_skip "no /dev/net/tun"
 
-rf_cleanup() {
-	ip netns del "$NS" 2> /dev/null || true
-}
-LF_CLEANUP_HOOK=rf_cleanup
-ip netns add "$NS"
-ip netns exec "$NS" ip link set lo up
+lf_netns_add "$NS"
+# No IPv6 on the TAPs lanefwd creates: no router solicitations, no DAD.
 ip netns exec "$NS" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 \
 	net.ipv6.conf.all.disable_ipv6=1
 
@@ -66,13 +62,7 @@ file_prefix = $LF_PREFIX
 huge = no
 memory = 256
 $2
-[routes]
-ipv4 = routes4.txt
-ipv6 = routes6.txt
-ipv4_max_routes = 1024
-ipv4_tbl8 = 256
-ipv6_max_routes = 1024
-ipv6_tbl8 = 256
+$(lf_conf_routes)
 $3
 [worker 1]
 $4
