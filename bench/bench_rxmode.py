@@ -481,7 +481,7 @@ def main():
     ap.add_argument("--min-share", type=float, default=0.9,
                     help="a failed search trial in which the forwarding thread or the "
                     "generator had less of a CPU is invalid (default 0.9: the kernel's TAP "
-                    "and AF_PACKET work takes a few % of the generator's CPU)")
+                    "and AF_PACKET work takes a few %% of the generator's CPU)")
     ap.add_argument("--max-wait-ms", type=float, default=20.0,
                     help="a failed search trial in which the forwarding thread waited on a "
                     "runqueue longer than this is invalid (default 20: a TAP queue of 1000 "
@@ -506,9 +506,9 @@ def main():
     # What bench_latency's search and load runs read.
     a.durations, a.widths = ([0.5], [0.04]) if a.quick else ([0.5, 1.0], [0.04, 0.02])
     a.initial, a.final_trials = (0.5 if a.quick else 1.0), 3
-    # search_rsize: what the forwarder's RX queue holds, for the stall check
-    # (bench/mlrsearch.py): a TAP queue is its txqueuelen, 1000 frames.
-    a.trial_warmup, a.trial_drain, a.search_rsize = 0.1, 0.2, 10
+    # search_rsize is memif's: the TAP ports ignore it, and with stall_check
+    # off nothing reads it as a ring size.
+    a.trial_warmup, a.trial_drain, a.search_rsize = 0.1, 0.2, None
     a.retries = 0
     a.profile, a.main_only, a.l3fwd, a.compare, a.findings = False, True, False, [], None
     doc = None if a.quick else (a.doc or os.path.join(ROOT, "docs", "rx-modes.md"))
