@@ -80,6 +80,7 @@ class UpfBench(bl.LatBench):
         self.tag = "lfupf%d" % os.getpid()
         self.pfcp_port = 18805 + os.getpid() % 1000
         self.estab = {}    # fwd key -> [establishments/s per start]
+        self.estab_cpu = {}  # fwd key -> [upf_sessions.py's CPU share per start]
 
     # ---------------------------------------------------------------- setup
     def setup(self):
@@ -181,8 +182,10 @@ ue_pool = 10.32.0.0/11
             raise bl.Fail("%s: upf_sessions.py exited %d\n%s" % (f.label, r.returncode,
                                                                  r.stdout[-2000:]))
         with open(js) as fh:
-            rate = json.load(fh)["phases"][0]["rate_per_s"]
-        self.estab.setdefault(f.key, []).append(rate)
+            ph = json.load(fh)["phases"][0]
+        self.estab.setdefault(f.key, []).append(ph["rate_per_s"])
+        # Near 1: the Python SMF, not lanefwd's agent, set the pace.
+        self.estab_cpu.setdefault(f.key, []).append(ph["client_cpu_share"])
         up, _ = tel.query("/lanefwd/upf")
         if (up or {}).get("sessions") != f.sessions:
             self.stop()
@@ -278,6 +281,10 @@ ue_pool = 10.32.0.0/11
         xs = [x for x in xs if x is not None]
         return statistics.median(xs) if xs else None
 
+    def smf_cpu(self, f):
+        c = self.estab_cpu.get(f.key)
+        return ", SMF script at %.0f%% of a CPU" % (statistics.median(c) * 100) if c else ""
+
     def ndr(self, f):
         st = self.stat(f, "NDR")
         return st[0] if st else None
@@ -350,7 +357,8 @@ ue_pool = 10.32.0.0/11
                              "sessions": f.sessions, "pdrs": f.pdrs, "conf": f.conf,
                              "loads": getattr(f, "loads", []), "searches": f.searches,
                              "runs": f.runs, "error": f.error, "crashes": f.crashes,
-                             "establish_per_s": self.estab.get(f.key, [])}
+                             "establish_per_s": self.estab.get(f.key, []),
+                             "establish_client_cpu": self.estab_cpu.get(f.key, [])}
                             for f in self.fwds]}
 
     @classmethod
@@ -365,7 +373,7 @@ ue_pool = 10.32.0.0/11
         b.git_head, b.git_dirty, b.lf_version = r["git"], r["dirty"], r["lanefwd"]
         b.tsc_hz, b.failures = r["tsc_hz"], r["failures"]
         b.machine_rows = [tuple(x) for x in r["machine"]]
-        b.fwds, b.estab = [], {}
+        b.fwds, b.estab, b.estab_cpu = [], {}, {}
         for c in r["configs"]:
             f = bl.Fwd(c["key"], c["label"], "lanefwd", 32)
             f.dir, f.sessions, f.pdrs, f.conf = c["dir"], c["sessions"], c["pdrs"], c["conf"]
@@ -373,6 +381,7 @@ ue_pool = 10.32.0.0/11
                 c["error"]
             f.crashes = c.get("crashes", [])
             b.estab[f.key] = c["establish_per_s"]
+            b.estab_cpu[f.key] = c.get("establish_client_cpu", [])
             b.fwds.append(f)
         COMMANDS[:] = r["commands"]
         text = "\n".join(COMMANDS)
@@ -511,7 +520,8 @@ ue_pool = 10.32.0.0/11
                 self.fmt(pdr and pdr[0] and pdr[0] / 1e6, "%.3f"), self.fmt(fc),
                 self.fmt(self.full_ratio(f) if f.dir != "l3" else None, "%.2f×"),
                 "%.1f (%d)" % (ff, fn) if fn else "-",
-                "%.0f (%d)" % (statistics.median(est), len(est)) if est else "-"))
+                "%.0f (%d)%s" % (statistics.median(est), len(est), self.smf_cpu(f))
+                if est else "-"))
         L.append("")
         L.append("*Full bursts*: the median over the search trials (valid ones) in which the "
                  "worker received at least %d packets per busy poll of 32: saturated, the "
