@@ -419,8 +419,14 @@ space_setup(struct space *sp, const struct lf_config *cfg, const struct lf_route
 	for (i = 0; i < r4->n; i++) {
 		const struct lf_route *rt = &r4->r[i];
 
-		/* Not the N3 address, not a UE pool, not inside either. */
-		if (rt->depth < 8 || prefix_overlap(rt->addr4, rt->depth, sp->n3, 32) ||
+		/*
+		 * A route of the file (line 0: one tables_load_files adds, such
+		 * as the martian and group prefixes the router does not
+		 * forward to), not the N3 address, not a UE pool, not inside
+		 * either.
+		 */
+		if (rt->line == 0 || rt->depth < 8 ||
+		    prefix_overlap(rt->addr4, rt->depth, sp->n3, 32) ||
 		    prefix_overlap(rt->addr4, rt->depth, pool, plen))
 			continue;
 		sp->pfx[sp->n_pfx].addr = rt->addr4 & prefix_mask(rt->depth);
