@@ -314,9 +314,10 @@ def report(rows, cells, run_txt, cmd, plot_rel, pics, rev):
 
     visits = {(k[1], k[2]): c.visits for k, c in cells.items() if k[2] in UPF_MODES}
     if visits:
-        out.append("PDR entries a packet's match visits (the session's list is sorted by "
-                   "precedence with both directions mixed): " + "; ".join(
-                       f"{m} {p} PDR(s): {v} of {2 * p}" for (p, m), v in sorted(visits.items()))
+        out.append("PDR entries a packet's match visits (each direction's PDRs are together "
+                   "in the session's list, by precedence, and a packet scans only its own "
+                   "direction's): " + "; ".join(
+                       f"{m} {p} PDR(s): {v} of {p}" for (p, m), v in sorted(visits.items()))
                    + ".")
         out.append("")
 

@@ -26,7 +26,8 @@
  * whose remote port range (1-99, 100-199, 200-299) the traffic never uses:
  * every condition but the last is evaluated and holds, and the packet's
  * PDR is the last of its direction. That is the worst case of a linear
- * scan, and the session's PDR list mixes both directions (8 entries).
+ * scan: the store keeps each direction's PDRs together, so a packet visits
+ * the 4 of its own direction of the session's 8.
  *
  * No configured port is created: one struct worker is set up by hand as
  * pipebench.c does, every port index a next hop names sends to one
@@ -419,8 +420,14 @@ space_setup(struct space *sp, const struct lf_config *cfg, const struct lf_route
 	for (i = 0; i < r4->n; i++) {
 		const struct lf_route *rt = &r4->r[i];
 
-		/* Not the N3 address, not a UE pool, not inside either. */
-		if (rt->depth < 8 || prefix_overlap(rt->addr4, rt->depth, sp->n3, 32) ||
+		/*
+		 * A route of the file (line 0: one tables_load_files adds, such
+		 * as the martian and group prefixes the router does not
+		 * forward to), not the N3 address, not a UE pool, not inside
+		 * either.
+		 */
+		if (rt->line == 0 || rt->depth < 8 ||
+		    prefix_overlap(rt->addr4, rt->depth, sp->n3, 32) ||
 		    prefix_overlap(rt->addr4, rt->depth, pool, plen))
 			continue;
 		sp->pfx[sp->n_pfx].addr = rt->addr4 & prefix_mask(rt->depth);
@@ -565,16 +572,31 @@ tmpl_session(struct sess_tmpl *t, const struct space *sp, uint32_t i)
 	ip4_set(&t->far[1].ohc_peer, gnb_of(sp, i));
 }
 
-/* Entries of the session's (sorted, both directions) PDR list a packet of its PDR id visits. */
+/*
+ * PDR entries a packet of PDR id's direction visits up to its match (the
+ * scan starts at the first of that direction's group, upf.h), and in *n
+ * how many that group has. 0 if the session or the PDR is not there.
+ */
 static unsigned int
-pdr_visits(const struct upf_store *s, uint64_t seid, uint16_t id)
+pdr_visits(const struct upf_store *s, uint64_t seid, uint16_t id, unsigned int *n)
 {
 	const struct upf_sess_dp *d = upf_store_get(s, seid);
 	unsigned int i;
 
-	for (i = 0; d != NULL && i < d->n_pdr; i++)
-		if (d->pdr[i].id == id)
+	*n = 0;
+	for (i = 0; d != NULL && i < d->n_pdr; i++) {
+		if (d->pdr[i].id != id)
+			continue;
+		if (i < d->n_pdr_ul) {
+			*n = d->n_pdr_ul;
 			return i + 1;
+		}
+		if (i < (unsigned int)d->n_pdr_ul + d->n_pdr_dl) {
+			*n = d->n_pdr_dl;
+			return i - d->n_pdr_ul + 1;
+		}
+		return 0;
+	}
 	return 0;
 }
 
@@ -1213,7 +1235,7 @@ main(int argc, char **argv)
 	struct opts o;
 	FILE *csv = NULL;
 	double hz, put_s;
-	unsigned int p, d, m, r, n_modes = 0, visits_ul, visits_dl;
+	unsigned int p, d, m, r, n_modes = 0, visits_ul, visits_dl, group_ul, group_dl;
 	enum mode modes[MODE_COUNT];
 	int ret, socket, exit_code = 1;
 	bool ok = true, port_up = false;
@@ -1324,8 +1346,8 @@ main(int argc, char **argv)
 	put_s = ((double)rte_rdtsc() - put_s) / hz;
 	heap_take(socket, &h2);
 	upf_store_counts(store, &sc);
-	visits_ul = pdr_visits(store, 1, 1);
-	visits_dl = pdr_visits(store, 1, 2);
+	visits_ul = pdr_visits(store, 1, 1, &group_ul);
+	visits_dl = pdr_visits(store, 1, 2, &group_dl);
 
 	trace_len = RTE_MIN((uint64_t)TRACE_LEN, RTE_MAX(o.packets, (uint64_t)SAMPLE_MAX) * 2);
 	for (d = 0; d < DIST_COUNT; d++) {
@@ -1342,10 +1364,10 @@ main(int argc, char **argv)
 	       "burst %u, prefetch %u, TSC %.3f GHz, lcore %u, %u IPv4 routes\n",
 	       o.config, o.sessions, o.pdrs, 2 * o.pdrs, o.mbr_kbps ? " with MBR" : "", w->burst,
 	       w->b.prefetch_distance, hz / 1e9, rte_lcore_id(), tables->fib.n4);
-	printf("# PDR scan: an uplink packet's PDR is entry %u of the session's %u, a downlink "
-	       "packet's entry %u (sorted by precedence, both directions mixed; the match is "
-	       "the last of its direction)\n",
-	       visits_ul, 2 * o.pdrs, visits_dl);
+	printf("# PDR scan: an uplink packet's PDR is entry %u of the %u uplink ones it scans, a "
+	       "downlink packet's entry %u of %u (of the session's %u: each direction's PDRs "
+	       "together, by precedence; the match is the last of its direction)\n",
+	       visits_ul, group_ul, visits_dl, group_dl, 2 * o.pdrs);
 	printf("# traffic: UEs from %u.%u.%u.%u, N3 %u.%u.%u.%u, %u gNBs, remotes in %u route "
 	       "prefixes; user packets %u bytes of IPv4/UDP (frames %u, G-PDUs %u)\n",
 	       sp.ue_base >> 24, (sp.ue_base >> 16) & 0xff, (sp.ue_base >> 8) & 0xff,

@@ -194,7 +194,7 @@ struct upf_sess_conf {
 struct upf_pdr_dp {
 	uint32_t precedence;
 	uint16_t id;
-	uint8_t src_iface; /**< UPF_IF_ACCESS: uplink; UPF_IF_CORE: downlink. */
+	uint8_t src_iface; /**< As given, but UPF_IF_SGI_LAN is UPF_IF_CORE. */
 	uint8_t flags; /**< UPF_PDR_*. */
 	uint32_t teid;
 	uint32_t ue4; /**< Network order. */
@@ -240,14 +240,26 @@ struct upf_urr_dp {
 };
 
 /**
- * One session's compiled rules, immutable once published. pdr[] is sorted
- * by precedence (ascending), uplink and downlink mixed: the first PDR whose
- * every condition holds is the packet's.
+ * One session's compiled rules, immutable once published. pdr[] holds the
+ * PDRs in groups by source interface, each group sorted by precedence
+ * (ascending; equal precedences in the order given), so that a packet
+ * scans only its own direction's, and the first PDR there whose every
+ * condition holds is the packet's:
+ *
+ * - pdr[0, n_pdr_ul): ACCESS, the uplink's;
+ * - pdr[n_pdr_ul, n_pdr_ul + n_pdr_dl): CORE and SGI_LAN, the downlink's;
+ * - the rest, up to n_pdr: any other source interface (CP-function), which
+ *   no packet of the datapath matches.
+ *
+ * The struct is one cache line (upf_store.c checks): the datapath reads
+ * the counts and the array pointers from it before any rule.
  */
 struct upf_sess_dp {
 	uint64_t up_seid;
 	uint32_t slot; /**< Session slot (0..max_sessions-1). */
 	uint16_t n_pdr, n_far, n_qer, n_urr, n_sdf;
+	uint8_t n_pdr_ul; /**< Uplink PDRs, from pdr[0]. */
+	uint8_t n_pdr_dl; /**< Downlink PDRs, from pdr[n_pdr_ul]. */
 	const struct upf_pdr_dp *pdr;
 	const struct upf_far_dp *far;
 	const struct upf_qer_dp *qer;
@@ -399,6 +411,16 @@ struct upf_usage {
 };
 int upf_store_usage(const struct upf_store *s, uint64_t up_seid, uint32_t urr_id,
 		    struct upf_usage *u);
+
+/**
+ * The order of c's PDRs in the compiled object (struct upf_sess_dp.pdr):
+ * the uplink's, the downlink's, then the others, each group by precedence,
+ * equal ones as c gives them. order[i] is the index in c->pdr of the i-th
+ * (the first UPF_MAX_PDR of them); *n_ul and *n_dl, where not NULL, get
+ * the sizes of the first two groups. Any thread: it only reads c.
+ */
+void upf_pdr_order(const struct upf_sess_conf *c, uint8_t order[UPF_MAX_PDR], unsigned int *n_ul,
+		   unsigned int *n_dl);
 
 /** The published object of a session (control thread only), or NULL. */
 const struct upf_sess_dp *upf_store_get(const struct upf_store *s, uint64_t up_seid);

@@ -3428,6 +3428,7 @@ tel_session(const char *cmd __rte_unused, const char *params, struct rte_tel_dat
 	const struct pa_sess *s;
 	struct pa_work *w;
 	char b[PFCP_FQDN_LEN + 64];
+	uint8_t order[UPF_MAX_PDR];
 	unsigned int i;
 	uint64_t seid;
 
@@ -3467,8 +3468,10 @@ tel_session(const char *cmd __rte_unused, const char *params, struct rte_tel_dat
 	rte_tel_data_add_dict_u64(d, "dl_data_report_sent", s->dldr_sent);
 	rte_tel_data_add_dict_u64(d, "quota_drop", s->quota_drop);
 	rte_tel_data_add_dict_u64(d, "agent_bytes", s->bytes);
+	/* In the order the datapath tries them: the operator reads which one wins. */
+	upf_pdr_order(&w->c, order, NULL, NULL);
 	for (i = 0; i < w->c.n_pdr; i++)
-		tel_pdr(d, a, &w->pdr[i]);
+		tel_pdr(d, a, &w->pdr[order[i]]);
 	for (i = 0; i < w->c.n_far; i++)
 		tel_far(d, a, &w->far[i]);
 	for (i = 0; i < w->c.n_qer; i++)

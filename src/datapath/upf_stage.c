@@ -165,23 +165,37 @@ sdf_match(const struct upf_sdf *f, const struct upf_pkt *k, const uint8_t *ue,
 	return true;
 }
 
+/* The first of the session's PDRs of direction dir (upf.h: one group each). */
+static inline unsigned int
+pdr_first(const struct upf_sess_dp *s, unsigned int dir)
+{
+	return dir == DIR_UL ? 0 : s->n_pdr_ul;
+}
+
+/* One past the last of them; never past n_pdr, as the store counts them. */
+static inline unsigned int
+pdr_end(const struct upf_sess_dp *s, unsigned int dir)
+{
+	return dir == DIR_UL ? s->n_pdr_ul : (unsigned int)s->n_pdr_ul + s->n_pdr_dl;
+}
+
 /*
- * The packet's PDR: the first in precedence order whose conditions all
- * hold, or NULL. The lists are short (a handful of PDRs per session), and
- * a scan of one session's rules does not grow with the number of sessions.
+ * The packet's PDR: the first of its direction's, in precedence order, whose
+ * conditions all hold, or NULL. The lists are short (a handful of PDRs per
+ * session), and a scan of one session's rules does not grow with the
+ * number of sessions. The store groups the PDRs by source interface, so
+ * every one scanned here is of the packet's direction.
  */
 static inline const struct upf_pdr_dp *
 pdr_match(const struct upf_sess_dp *s, unsigned int dir, const struct upf_pkt *k, const uint8_t *ue,
 	  const uint8_t *remote)
 {
+	const unsigned int end = pdr_end(s, dir);
 	unsigned int i, j;
 
-	for (i = 0; i < s->n_pdr; i++) {
+	for (i = pdr_first(s, dir); i < end; i++) {
 		const struct upf_pdr_dp *p = &s->pdr[i];
 
-		if (dir == DIR_UL ? p->src_iface != UPF_IF_ACCESS
-				  : (p->src_iface != UPF_IF_CORE && p->src_iface != UPF_IF_SGI_LAN))
-			continue;
 		if ((p->flags & UPF_PDR_TEID) && p->teid != k->teid)
 			continue;
 		if ((p->flags & UPF_PDR_QFI) && p->qfi != k->qfi)
@@ -679,11 +693,10 @@ ul_end_marker(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta,
 	unsigned int i;
 
 	LF_STAT_ADD(b->upf_wk->stats.end_markers, 1);
-	for (i = 0; i < s->n_pdr; i++) {
+	for (i = pdr_first(s, DIR_UL); i < pdr_end(s, DIR_UL); i++) {
 		const struct upf_pdr_dp *p = &s->pdr[i];
 
-		if (p->src_iface == UPF_IF_ACCESS && (p->flags & UPF_PDR_TEID) &&
-		    p->teid == k->teid) {
+		if ((p->flags & UPF_PDR_TEID) && p->teid == k->teid) {
 			far = &s->far[p->far];
 			break;
 		}
@@ -702,11 +715,12 @@ ul_end_marker(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta,
 /*
  * Bring the burst's session lines in before the per-packet loop, in three
  * passes so that each pass's misses overlap across the burst: the objects'
- * first lines, then the rule arrays they point to, then the worker's URR
- * counters the URRs name.
+ * first lines, then the rule arrays they point to (the PDRs from the first
+ * of direction dir, where the scan starts), then the worker's URR counters
+ * the URRs name.
  */
 static inline void
-sess_prefetch(struct lf_burst *b, void *const *obj, unsigned int nk)
+sess_prefetch(struct lf_burst *b, void *const *obj, unsigned int nk, unsigned int dir)
 {
 	const struct upf_urr_ctr *ctr = b->upf_wk->urr;
 	unsigned int i, j;
@@ -719,7 +733,7 @@ sess_prefetch(struct lf_burst *b, void *const *obj, unsigned int nk)
 
 		if (s == NULL)
 			continue;
-		rte_prefetch0(s->pdr);
+		rte_prefetch0(&s->pdr[pdr_first(s, dir)]);
 		rte_prefetch0(s->far);
 		rte_prefetch0(s->qer);
 		rte_prefetch0(s->urr);
@@ -749,7 +763,7 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 			keys[nk++] = &k[i].teid;
 	}
 	lookup_bulk(b->upf->teid, keys, obj, nk);
-	sess_prefetch(b, obj, nk);
+	sess_prefetch(b, obj, nk, DIR_UL);
 
 	for (i = 0, nk = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -863,7 +877,7 @@ upf_dl_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 			keys[nk++] = &key[i];
 	}
 	lookup_bulk(b->upf->ue, keys, obj, nk);
-	sess_prefetch(b, obj, nk);
+	sess_prefetch(b, obj, nk, DIR_DL);
 
 	for (i = 0, nk = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];

@@ -78,6 +78,11 @@ struct sess_obj {
 	struct upf_ue_key *ue;
 };
 
+/* The datapath reads the first line of an object before anything else. */
+_Static_assert(sizeof(struct upf_sess_dp) <= RTE_CACHE_LINE_SIZE, "upf_sess_dp is one line");
+/* upf_sess_dp.n_pdr_ul / n_pdr_dl are 8 bits. */
+_Static_assert(UPF_MAX_PDR <= UINT8_MAX, "PDR group sizes fit in uint8_t");
+
 /* Slot free list: a stack of free indexes. */
 struct slot_pool {
 	uint32_t *free;
@@ -850,7 +855,55 @@ obj_free_now(struct store_priv *st, struct sess_obj *o)
 	rte_free(o);
 }
 
-/* Fill the PDRs (sorted by precedence, stable), their SDFs and the FARs. */
+/* The PDR group of a source interface, in the order of upf_sess_dp.pdr. */
+enum { PDR_GROUP_UL, PDR_GROUP_DL, PDR_GROUP_OTHER, PDR_GROUPS };
+
+static inline unsigned int
+pdr_group(uint8_t iface)
+{
+	if (iface == UPF_IF_ACCESS)
+		return PDR_GROUP_UL;
+	if (is_core(iface))
+		return PDR_GROUP_DL;
+	return PDR_GROUP_OTHER;
+}
+
+/* PDR a sorts before PDR b: its group first, then its precedence. */
+static inline bool
+pdr_before(const struct upf_pdr_conf *a, const struct upf_pdr_conf *b)
+{
+	const unsigned int ga = pdr_group(a->src_iface), gb = pdr_group(b->src_iface);
+
+	return ga != gb ? ga < gb : a->precedence < b->precedence;
+}
+
+void
+upf_pdr_order(const struct upf_sess_conf *c, uint8_t order[UPF_MAX_PDR], unsigned int *n_ul,
+	      unsigned int *n_dl)
+{
+	const unsigned int n = RTE_MIN(c->n_pdr, (unsigned int)UPF_MAX_PDR);
+	unsigned int n_group[PDR_GROUPS] = { 0 };
+	unsigned int i, j;
+
+	/* Insertion sort of the indexes: stable, and n is at most 32. */
+	for (i = 0; i < n; i++) {
+		for (j = i; j > 0 && pdr_before(&c->pdr[i], &c->pdr[order[j - 1]]); j--)
+			order[j] = order[j - 1];
+		order[j] = (uint8_t)i;
+		n_group[pdr_group(c->pdr[i].src_iface)]++;
+	}
+	if (n_ul != NULL)
+		*n_ul = n_group[PDR_GROUP_UL];
+	if (n_dl != NULL)
+		*n_dl = n_group[PDR_GROUP_DL];
+}
+
+/*
+ * Fill the PDRs (upf_pdr_order: grouped by direction, each group by
+ * precedence), their SDFs and the FARs. The group sizes come from the
+ * same grouping as the order, so the bounds the datapath scans cannot
+ * disagree with it.
+ */
 static void
 obj_fill(struct store_priv *st, struct sess_obj *o, const struct upf_sess_conf *c)
 {
@@ -858,15 +911,12 @@ obj_fill(struct store_priv *st, struct sess_obj *o, const struct upf_sess_conf *
 	struct upf_far_dp *far = (struct upf_far_dp *)(uintptr_t)o->dp.far;
 	struct upf_sdf *sdf = (struct upf_sdf *)(uintptr_t)o->dp.sdf;
 	const struct upf_store_params *p = &st->s->p;
+	unsigned int i, j, n_ul, n_dl, n_sdf = 0;
 	uint8_t order[UPF_MAX_PDR];
-	unsigned int i, j, n_sdf = 0;
 
-	/* Insertion sort of the indexes: stable, and n is at most 32. */
-	for (i = 0; i < c->n_pdr; i++) {
-		for (j = i; j > 0 && c->pdr[order[j - 1]].precedence > c->pdr[i].precedence; j--)
-			order[j] = order[j - 1];
-		order[j] = (uint8_t)i;
-	}
+	upf_pdr_order(c, order, &n_ul, &n_dl);
+	o->dp.n_pdr_ul = (uint8_t)n_ul;
+	o->dp.n_pdr_dl = (uint8_t)n_dl;
 	for (i = 0; i < c->n_pdr; i++) {
 		const struct upf_pdr_conf *r = &c->pdr[order[i]];
 		struct upf_pdr_dp *d = &pdr[i];

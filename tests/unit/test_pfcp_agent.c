@@ -1264,6 +1264,43 @@ test_telemetry_params(void **state)
 	snprintf(out, sizeof(out), "/lanefwd/upf/session,0x%" PRIx64, up);
 	tel_has(out, "\"pdr_1\":{");
 	tel_has(out, "\"far_2\":{");
+	/* PDRs listed in the datapath's order: uplink, downlink, each by precedence. */
+	{
+		const struct pdr_spec ul = { .id = 3,
+					     .prec = 10,
+					     .src = UPF_IF_ACCESS,
+					     .choose = true,
+					     .chid = -1,
+					     .ni = "internet",
+					     .ue4 = UE_POOL + 91,
+					     .far = 1 };
+		const struct pdr_spec dl = { .id = 4,
+					     .prec = 5,
+					     .src = UPF_IF_CORE,
+					     .chid = -1,
+					     .ni = "internet",
+					     .ue4 = UE_POOL + 91,
+					     .far = 2 };
+		static const char *const want[] = { "\"pdr_3\"", "\"pdr_1\"", "\"pdr_4\"",
+						    "\"pdr_2\"" };
+		static char json[65536];
+		const char *at = json;
+		unsigned int i;
+
+		begin(PFCP_SESS_MOD_REQ, true, up);
+		w_create_pdr(&ul);
+		w_create_pdr(&dl);
+		end_send();
+		recv_type(PFCP_SESS_MOD_RESP, 2000);
+		assert_cause(PFCP_CAUSE_ACCEPTED);
+		assert_int_equal(tel_query(out, json, sizeof(json)), 0);
+		for (i = 0; i < RTE_DIM(want); i++) {
+			at = strstr(at, want[i]);
+			if (at == NULL)
+				fail_msg("%s: %s missing or out of order in %s", out, want[i],
+					 json);
+		}
+	}
 	/* Bad parameters: no data. */
 	tel_has("/lanefwd/upf/session,", "null");
 	tel_has("/lanefwd/upf/session,12x", "null");

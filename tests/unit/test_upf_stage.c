@@ -646,6 +646,151 @@ test_pdr_precedence(void **state)
 	assert_int_equal(upf_store_del(store, 3), 0);
 }
 
+/*
+ * Precedences interleaved across the directions, and a CP-function PDR
+ * ahead of them all: each packet gets the first matching PDR of its own
+ * direction, or none. Uplink PDR 3 has no TEID condition and the DL PDRs
+ * and the CP one none either, so each of them would also match packets of
+ * the other direction (the UE address is the source of an uplink packet,
+ * the destination of a downlink one): a scan that strayed out of its
+ * direction's PDRs, before them or past them, would pick them, and the
+ * packet would leave elsewhere, be dropped for its FAR, or not be the
+ * no_pdr drop it must be (ports 3000 and up).
+ *
+ *   CP 7 (1): the UE address, any packet       -> FAR 4 DROP
+ *   DL 4 (5): remote port 1000-1999            -> FAR 3 (TEID 0x6011)
+ *   UL 3 (10): remote port 1000-1999, no TEID  -> FAR 4 DROP
+ *   DL 6 (20): remote port 2000-2999           -> FAR 4 DROP
+ *   UL 1 (100): remote port 53                 -> FAR 1 (N6)
+ *   DL 2 (100): remote port 0-2999             -> FAR 2 (TEID 0x5011)
+ *   UL 5 (300): remote port 0-2999             -> FAR 3 (N9, TEID 0x6011)
+ */
+static void
+test_pdr_directions(void **state)
+{
+	static const uint16_t want_ids[] = { 3, 1, 5, 4, 6, 2, 7 };
+	const struct upf_sess_dp *d;
+	struct upf_sess_conf c;
+	uint8_t inner[128];
+	struct rte_mbuf *m, *out;
+	unsigned int i, p;
+
+	(void)state;
+	basic_session(&c, 11, 0x1011, UE(11), 0x5011);
+	pdrs[0].n_sdf = 1;
+	pdrs[0].sdf[0].any_proto = true;
+	pdrs[0].sdf[0].rport_lo = 53;
+	pdrs[0].sdf[0].rport_hi = 53;
+	pdrs[0].sdf[0].uport_hi = 65535;
+	pdrs[1].n_sdf = 1;
+	pdrs[1].sdf[0] = pdrs[0].sdf[0];
+	pdrs[1].sdf[0].rport_lo = 0;
+	pdrs[1].sdf[0].rport_hi = 2999;
+	pdrs[2] = pdrs[0];
+	pdrs[2].id = 3;
+	pdrs[2].precedence = 10;
+	pdrs[2].has_fteid = false;
+	pdrs[2].ue4 = pdrs[1].ue4;
+	pdrs[2].far_id = 4;
+	pdrs[2].sdf[0].rport_lo = 1000;
+	pdrs[2].sdf[0].rport_hi = 1999;
+	pdrs[3] = pdrs[1];
+	pdrs[3].id = 4;
+	pdrs[3].precedence = 5;
+	pdrs[3].far_id = 3;
+	pdrs[3].sdf[0] = pdrs[2].sdf[0];
+	pdrs[4] = pdrs[0];
+	pdrs[4].id = 5;
+	pdrs[4].precedence = 300;
+	pdrs[4].far_id = 3;
+	pdrs[4].sdf[0] = pdrs[1].sdf[0];
+	pdrs[5] = pdrs[3];
+	pdrs[5].id = 6;
+	pdrs[5].precedence = 20;
+	pdrs[5].far_id = 4;
+	pdrs[5].sdf[0].rport_lo = 2000;
+	pdrs[5].sdf[0].rport_hi = 2999;
+	pdrs[6] = pdrs[1];
+	pdrs[6].id = 7;
+	pdrs[6].precedence = 1;
+	pdrs[6].src_iface = UPF_IF_CP;
+	pdrs[6].far_id = 4;
+	pdrs[6].n_sdf = 0;
+	c.n_pdr = 7;
+	fars[2] = fars[1];
+	fars[2].id = 3;
+	fars[2].ohc_teid = 0x6011;
+	fars[3].id = 4;
+	fars[3].apply = UPF_FAR_DROP;
+	c.n_far = 4;
+	put_session(&c);
+
+	d = upf_store_get(store, 11);
+	assert_non_null(d);
+	assert_int_equal(d->n_pdr, 7);
+	assert_int_equal(d->n_pdr_ul, 3);
+	assert_int_equal(d->n_pdr_dl, 3);
+	for (i = 0; i < RTE_DIM(want_ids); i++)
+		assert_int_equal(d->pdr[i].id, want_ids[i]);
+
+	/* From port 40 in steps of 13: 53 among them, and each range. */
+	for (p = 40; p < 3100; p += 13) {
+		uint64_t no_pdr = upf_drops(UPF_DROP_NO_PDR);
+		uint64_t far_drop = upf_drops(UPF_DROP_FAR_DROP);
+		unsigned int ilen;
+
+		/* Uplink: UE port 40000 to the remote's port p. */
+		ilen = user_pkt(inner, UE(11), REMOTE, 40000, (uint16_t)p, 10);
+		m = gpdu(0x1011, 9, inner, ilen);
+		run(0, &m, 1);
+		if (p >= 3000) {
+			assert_null(sent(0));
+			assert_null(sent(1));
+			assert_int_equal(upf_drops(UPF_DROP_NO_PDR), no_pdr + 1);
+		} else if (p >= 1000 && p <= 1999) {
+			assert_null(sent(0));
+			assert_null(sent(1));
+			assert_int_equal(upf_drops(UPF_DROP_FAR_DROP), far_drop + 1);
+		} else if (p == 53) {
+			assert_null(sent(0));
+			out = sent(1);
+			assert_non_null(out);
+			assert_int_equal(rte_pktmbuf_pkt_len(out), 14 + ilen);
+			rte_pktmbuf_free(out);
+		} else {
+			assert_null(sent(1));
+			out = sent(0);
+			assert_non_null(out);
+			assert_int_equal(get32(rte_pktmbuf_mtod(out, const uint8_t *) + 46),
+					 0x6011);
+			rte_pktmbuf_free(out);
+		}
+
+		/* Downlink: from the remote's port p to the UE's 40000. */
+		no_pdr = upf_drops(UPF_DROP_NO_PDR);
+		far_drop = upf_drops(UPF_DROP_FAR_DROP);
+		ilen = user_pkt(inner, REMOTE, UE(11), (uint16_t)p, 40000, 10);
+		m = dl_frame(inner, ilen);
+		run(1, &m, 1);
+		assert_null(sent(1));
+		out = sent(0);
+		if (p >= 3000) {
+			assert_null(out);
+			assert_int_equal(upf_drops(UPF_DROP_NO_PDR), no_pdr + 1);
+		} else if (p >= 2000) {
+			assert_null(out);
+			assert_int_equal(upf_drops(UPF_DROP_FAR_DROP), far_drop + 1);
+		} else {
+			assert_non_null(out);
+			assert_int_equal(get32(rte_pktmbuf_mtod(out, const uint8_t *) + 46),
+					 p >= 1000 ? 0x6011 : 0x5011);
+			rte_pktmbuf_free(out);
+		}
+		assert_int_equal(upf_drops(UPF_DROP_FAR_DROP), far_drop + (p >= 2000 && p < 3000));
+	}
+	assert_int_equal(upf_store_del(store, 11), 0);
+}
+
 /* Echo Request -> Echo Response with the same sequence number and Recovery. */
 static void
 test_echo(void **state)
@@ -985,6 +1130,7 @@ main(void)
 		cmocka_unit_test(test_uplink_decap),
 		cmocka_unit_test(test_downlink_encap),
 		cmocka_unit_test(test_pdr_precedence),
+		cmocka_unit_test(test_pdr_directions),
 		cmocka_unit_test(test_echo),
 		cmocka_unit_test(test_error_indication),
 		cmocka_unit_test(test_malformed),

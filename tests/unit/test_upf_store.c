@@ -378,26 +378,28 @@ test_compile(void **state)
 	assert_int_equal(d->n_sdf, 2);
 	assert_int_equal(upf_store_slot_seid(s, d->slot), 7);
 
-	/* Precedence order: PDR 3 (50) first, then 1 and 2 (100, as given). */
-	assert_int_equal(d->pdr[0].id, 3);
-	assert_int_equal(d->pdr[1].id, 1);
+	/* The uplink's PDR 1, then the downlink's by precedence: 3 (50), 2 (100). */
+	assert_int_equal(d->n_pdr_ul, 1);
+	assert_int_equal(d->n_pdr_dl, 2);
+	assert_int_equal(d->pdr[0].id, 1);
+	assert_int_equal(d->pdr[1].id, 3);
 	assert_int_equal(d->pdr[2].id, 2);
 
-	assert_int_equal(d->pdr[0].src_iface, UPF_IF_CORE);
-	assert_int_equal(d->pdr[0].flags, UPF_PDR_UE6);
-	assert_int_equal(d->pdr[0].ue6[0], 0xfd);
-	assert_int_equal(d->pdr[0].ue6[7], 0x01);
-	assert_int_equal(d->pdr[0].far, 1);
+	assert_int_equal(d->pdr[0].flags, UPF_PDR_TEID | UPF_PDR_QFI | UPF_PDR_OHR);
+	assert_int_equal(d->pdr[0].teid, 0x100);
+	assert_int_equal(d->pdr[0].qfi, 9);
+	assert_int_equal(d->pdr[0].far, 0);
+	assert_int_equal(d->pdr[0].n_sdf, 2);
+	assert_int_equal(d->sdf[d->pdr[0].sdf].proto, 17);
+	assert_int_equal(d->sdf[d->pdr[0].sdf + 1].proto, 6);
+	assert_int_equal(d->pdr[0].n_qer, 0);
+	assert_int_equal(d->pdr[0].qer[0], UPF_IDX_NONE);
 
-	assert_int_equal(d->pdr[1].flags, UPF_PDR_TEID | UPF_PDR_QFI | UPF_PDR_OHR);
-	assert_int_equal(d->pdr[1].teid, 0x100);
-	assert_int_equal(d->pdr[1].qfi, 9);
-	assert_int_equal(d->pdr[1].far, 0);
-	assert_int_equal(d->pdr[1].n_sdf, 2);
-	assert_int_equal(d->sdf[d->pdr[1].sdf].proto, 17);
-	assert_int_equal(d->sdf[d->pdr[1].sdf + 1].proto, 6);
-	assert_int_equal(d->pdr[1].n_qer, 0);
-	assert_int_equal(d->pdr[1].qer[0], UPF_IDX_NONE);
+	assert_int_equal(d->pdr[1].src_iface, UPF_IF_CORE);
+	assert_int_equal(d->pdr[1].flags, UPF_PDR_UE6);
+	assert_int_equal(d->pdr[1].ue6[0], 0xfd);
+	assert_int_equal(d->pdr[1].ue6[7], 0x01);
+	assert_int_equal(d->pdr[1].far, 1);
 
 	assert_int_equal(d->pdr[2].flags, UPF_PDR_UE4);
 	assert_memory_equal(&d->pdr[2].ue4, "\x0a\x2d\x00\x01", 4);
@@ -462,6 +464,103 @@ test_compile(void **state)
 	upf_store_free(s);
 }
 
+/*
+ * The PDRs in groups by direction, each by precedence with ties in the
+ * order given: uplink (ACCESS), downlink (CORE and SGI_LAN, the latter
+ * compiled as CORE), then the rest (CP-function), whatever the precedences
+ * across groups. Each entry keeps its own SDFs and FAR.
+ */
+static void
+test_pdr_groups(void **state)
+{
+	static const struct {
+		uint16_t id;
+		uint8_t iface;
+		uint32_t prec;
+	} want[] = {
+		{ 1, UPF_IF_ACCESS, 10 }, { 6, UPF_IF_ACCESS, 10 }, { 3, UPF_IF_ACCESS, 300 },
+		{ 2, UPF_IF_CORE, 5 },    { 7, UPF_IF_CORE, 5 },    { 4, UPF_IF_CORE, 20 },
+		{ 5, UPF_IF_CP, 1 },
+	};
+	struct upf_store *s = mk(16, 16, 16, 1, NULL);
+	const struct upf_sess_dp *d;
+	struct sb b;
+	unsigned int i;
+
+	(void)state;
+	sb_init(&b, 9);
+	add_far(&b, 1, UPF_FAR_FORW)->dst_iface = UPF_IF_CORE;
+	add_far(&b, 2, UPF_FAR_FORW)->dst_iface = UPF_IF_ACCESS;
+	add_far(&b, 3, UPF_FAR_DROP);
+	add_ul(&b, 1, 10, 0x100, 1);
+	add_dl(&b, 2, 5, 0x0a2d0001, 0, 2);
+	add_ul(&b, 3, 300, 0x100, 1);
+	add_dl(&b, 4, 20, 0x0a2d0001, 0, 2)->src_iface = UPF_IF_SGI_LAN;
+	add_pdr(&b, 5, 1, UPF_IF_CP, 3);
+	add_ul(&b, 6, 10, 0x100, 3); /* Ties with 1: after it. */
+	add_dl(&b, 7, 5, 0x0a2d0001, 0, 3); /* Ties with 2: after it. */
+	/* SDFs told apart by protocol: the entry's own stay with it. */
+	for (i = 0; i < b.c.n_pdr; i++) {
+		b.pdr[i].n_sdf = 1;
+		b.pdr[i].sdf[0].proto = (uint8_t)(100 + b.pdr[i].id);
+	}
+	assert_int_equal(put(s, &b), 0);
+
+	d = upf_store_get(s, 9);
+	assert_non_null(d);
+	assert_int_equal(d->n_pdr, 7);
+	assert_int_equal(d->n_pdr_ul, 3);
+	assert_int_equal(d->n_pdr_dl, 3);
+	assert_int_equal(d->n_sdf, 7);
+	for (i = 0; i < RTE_DIM(want); i++) {
+		const struct upf_pdr_dp *p = &d->pdr[i];
+
+		assert_int_equal(p->id, want[i].id);
+		assert_int_equal(p->src_iface, want[i].iface);
+		assert_int_equal(p->precedence, want[i].prec);
+		assert_int_equal(p->n_sdf, 1);
+		assert_int_equal(d->sdf[p->sdf].proto, 100 + p->id);
+		assert_int_equal(d->far[p->far].id,
+				 p->id >= 5                              ? 3
+					 : p->src_iface == UPF_IF_ACCESS ? 1
+									 : 2);
+	}
+	/* The keys are the directions' as before: one TEID, one UE address. */
+	assert_ptr_equal(by_teid(s, 0x100), d);
+	assert_ptr_equal(by_ue4(s, 0, 0x0a2d0001), d);
+	assert_int_equal(rte_hash_count(s->ue), 1);
+
+	/* A modification regroups: PDR 3 moves to the downlink, 5 goes. */
+	b.pdr[2].src_iface = UPF_IF_CORE;
+	b.pdr[2].has_fteid = false;
+	b.c.n_pdr--;
+	b.pdr[4] = b.pdr[b.c.n_pdr];
+	assert_int_equal(put(s, &b), 0);
+	d = upf_store_get(s, 9);
+	assert_int_equal(d->n_pdr, 6);
+	assert_int_equal(d->n_pdr_ul, 2);
+	assert_int_equal(d->n_pdr_dl, 4);
+	assert_int_equal(d->pdr[0].id, 1);
+	assert_int_equal(d->pdr[1].id, 6);
+	assert_int_equal(d->pdr[2].id, 2);
+	assert_int_equal(d->pdr[3].id, 7);
+	assert_int_equal(d->pdr[4].id, 4);
+	assert_int_equal(d->pdr[5].id, 3);
+
+	/* No uplink PDR at all: the downlink's start at 0. */
+	sb_init(&b, 10);
+	add_far(&b, 2, UPF_FAR_FORW)->dst_iface = UPF_IF_ACCESS;
+	add_pdr(&b, 1, 1, UPF_IF_CP, 2);
+	add_dl(&b, 2, 50, 0x0a2d0002, 0, 2);
+	assert_int_equal(put(s, &b), 0);
+	d = upf_store_get(s, 10);
+	assert_int_equal(d->n_pdr_ul, 0);
+	assert_int_equal(d->n_pdr_dl, 1);
+	assert_int_equal(d->pdr[0].id, 2);
+	assert_int_equal(d->pdr[1].id, 1);
+	upf_store_free(s);
+}
+
 /* Several PDRs on one TEID and one UE address: one key each, removed with the session. */
 static void
 test_shared_keys(void **state)
@@ -476,8 +575,9 @@ test_shared_keys(void **state)
 	assert_int_equal(put(s, &b), 0);
 	assert_int_equal(rte_hash_count(s->teid), 1);
 	assert_int_equal(rte_hash_count(s->ue), 1);
+	/* Each direction's first by precedence: uplink 3, 1; downlink 4, 2. */
 	assert_int_equal(upf_store_get(s, 7)->pdr[0].id, 3);
-	assert_int_equal(upf_store_get(s, 7)->pdr[1].id, 4);
+	assert_int_equal(upf_store_get(s, 7)->pdr[2].id, 4);
 	assert_int_equal(upf_store_del(s, 7), 0);
 	assert_empty(s);
 	upf_store_free(s);
@@ -959,17 +1059,12 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_invalid_params),
-		cmocka_unit_test(test_invalid_session),
-		cmocka_unit_test(test_compile),
-		cmocka_unit_test(test_shared_keys),
-		cmocka_unit_test(test_replace),
-		cmocka_unit_test(test_conflict),
-		cmocka_unit_test(test_table_full_rollback),
-		cmocka_unit_test(test_enospc),
-		cmocka_unit_test(test_usage_and_reuse),
-		cmocka_unit_test(test_counts_and_rings),
-		cmocka_unit_test(test_rcu_grace),
+		cmocka_unit_test(test_invalid_params),   cmocka_unit_test(test_invalid_session),
+		cmocka_unit_test(test_compile),          cmocka_unit_test(test_pdr_groups),
+		cmocka_unit_test(test_shared_keys),      cmocka_unit_test(test_replace),
+		cmocka_unit_test(test_conflict),         cmocka_unit_test(test_table_full_rollback),
+		cmocka_unit_test(test_enospc),           cmocka_unit_test(test_usage_and_reuse),
+		cmocka_unit_test(test_counts_and_rings), cmocka_unit_test(test_rcu_grace),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
