@@ -196,7 +196,9 @@ pdr_match(const struct upf_sess_dp *s, unsigned int dir, const struct upf_pkt *k
 	for (i = pdr_first(s, dir); i < end; i++) {
 		const struct upf_pdr_dp *p = &s->pdr[i];
 
-		if ((p->flags & UPF_PDR_TEID) && p->teid != k->teid)
+		/* A downlink packet is plain IP: it has no TEID (dl_check leaves
+		 * k->teid unset), so a PDR that names one is not its. */
+		if ((p->flags & UPF_PDR_TEID) && (dir == DIR_DL || p->teid != k->teid))
 			continue;
 		if ((p->flags & UPF_PDR_QFI) && p->qfi != k->qfi)
 			continue;

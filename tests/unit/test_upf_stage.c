@@ -792,6 +792,62 @@ test_pdr_directions(void **state)
 }
 
 /* Echo Request -> Echo Response with the same sequence number and Recovery. */
+/*
+ * A CORE PDR that names a local F-TEID never matches a plain downlink
+ * packet, which has no TEID. The match used to compare the PDR's TEID with
+ * the downlink's per-packet state, where nothing had set one (an
+ * uninitialised read, found by reading the code: it does not fail here
+ * deterministically, since what the stack held rarely equals the TEID).
+ * The G-PDU before each packet is to the same TEID, which is in the
+ * session's TEID table but names no ACCESS PDR.
+ */
+static void
+test_dl_pdr_with_fteid(void **state)
+{
+	struct upf_sess_conf c;
+	uint8_t inner[128];
+	struct rte_mbuf *m, *out;
+	unsigned int i, ilen;
+
+	(void)state;
+	basic_session(&c, 12, 0x1012, UE(12), 0x5012);
+	pdrs[2] = pdrs[1];
+	pdrs[2].id = 3;
+	pdrs[2].precedence = 1;
+	pdrs[2].has_fteid = true;
+	pdrs[2].teid = 0x7012;
+	pdrs[2].far_id = 3;
+	c.n_pdr = 3;
+	fars[2].id = 3;
+	fars[2].apply = UPF_FAR_DROP;
+	c.n_far = 3;
+	put_session(&c);
+
+	for (i = 0; i < 4; i++) {
+		uint64_t no_pdr = upf_drops(UPF_DROP_NO_PDR);
+		uint64_t far_drop = upf_drops(UPF_DROP_FAR_DROP);
+
+		/* To the CORE PDR's TEID: the session's, but no ACCESS PDR's. */
+		ilen = user_pkt(inner, UE(12), REMOTE, 40000, 53, 10);
+		m = gpdu(0x7012, 9, inner, ilen);
+		run(0, &m, 1);
+		assert_null(sent(0));
+		assert_null(sent(1));
+		assert_int_equal(upf_drops(UPF_DROP_NO_PDR), no_pdr + 1);
+
+		/* Plain IP to the UE: the catch-all downlink PDR's, encapsulated. */
+		ilen = user_pkt(inner, REMOTE, UE(12), 53, 40000, 10);
+		m = dl_frame(inner, ilen);
+		run(1, &m, 1);
+		assert_null(sent(1));
+		out = sent(0);
+		assert_non_null(out);
+		assert_int_equal(get32(rte_pktmbuf_mtod(out, const uint8_t *) + 46), 0x5012);
+		rte_pktmbuf_free(out);
+		assert_int_equal(upf_drops(UPF_DROP_FAR_DROP), far_drop);
+	}
+}
+
 static void
 test_echo(void **state)
 {
@@ -1131,6 +1187,7 @@ main(void)
 		cmocka_unit_test(test_downlink_encap),
 		cmocka_unit_test(test_pdr_precedence),
 		cmocka_unit_test(test_pdr_directions),
+		cmocka_unit_test(test_dl_pdr_with_fteid),
 		cmocka_unit_test(test_echo),
 		cmocka_unit_test(test_error_indication),
 		cmocka_unit_test(test_malformed),
