@@ -331,19 +331,27 @@ class LatBench(bench.Bench):
         self.stall_check = True    # judge failed trials by lanefwd's stalls
 
     # ---------------------------------------------------------------- setup
-    def setup(self):
+    def snapshot(self, record=True):
+        """Pin this process to the generator's CPU and copy the binaries into
+        the temporary directory (a rebuild during the run changes nothing);
+        their version and the tree's git state for the report."""
         a = self.a
         os.sched_setaffinity(0, {GEN_CPU})
         for name in ("lanefwd", "lanefwd-gen"):
             shutil.copy2(getattr(a, name.replace("-", "_")), os.path.join(self.tmp, name))
-            COMMANDS.append("cp build/%s %s/%s   # snapshot of the binary" %
-                            (name, self.tmp, name))
+            if record:
+                COMMANDS.append("cp build/%s %s/%s   # snapshot of the binary" %
+                                (name, self.tmp, name))
         self.lanefwd = os.path.join(self.tmp, "lanefwd")
         self.gen = os.path.join(self.tmp, "lanefwd-gen")
         self.lf_version = out("%s -V" % shlex.quote(self.lanefwd))
         self.git_head = out("git -C %s rev-parse --short HEAD" % shlex.quote(ROOT))
         self.git_dirty = bool(out("git -C %s status --porcelain -- src include meson.build"
                                   % shlex.quote(ROOT)))
+
+    def setup(self):
+        a = self.a
+        self.snapshot()
         with open(os.path.join(self.tmp, "routes4.txt"), "w") as f:
             f.write("# l3fwd 22.11 ipv4_l3fwd_route_array, ports 0-1\n"
                     "198.18.0.0/24 0\n198.18.1.0/24 1\n")
@@ -1662,7 +1670,18 @@ mac = 02:00:00:00:00:01
         L.append("")
         return L
 
+    def cell(self, key, pct, get):
+        """Median of get(run) over the runs of configuration key at load pct."""
+        f = self.fwd(key)
+        xs = [get(r) for r in (f.runs if f else []) if r["pct"] == pct]
+        xs = [x for x in xs if x is not None]
+        return statistics.median(xs) if xs else None
+
     def machine(self):
+        # A report rewritten from a results.json describes that run's machine.
+        rows = getattr(self, "machine_rows", None)
+        if rows is not None:
+            return rows
         rows = bench.Bench.machine(self)
         fixed = []
         for k, v in rows:
@@ -1691,6 +1710,53 @@ def read_findings(path):
             return f.read()
     except OSError:
         return None
+
+
+def run_main(b, a, doc, name, summary, report_ok):
+    """The run of a LatBench subclass (bench_rxmode.py, bench_upf_e2e.py):
+    setup and runs, --json, summary() lines, then results.json, plots and
+    the doc under doc's name when report_ok() holds and nothing failed.
+    Returns the exit status."""
+    b.command = "bench/%s.sh" % name + ("" if len(sys.argv) == 1 else " " +
+                                         quote(sys.argv[1:]))
+    t0 = time.monotonic()
+
+    def on_signal(sig, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, on_signal)
+    try:
+        try:
+            b.setup()
+            b.run_all()
+        except Fail as e:
+            b.failures.append(str(e))
+            log("FAILED: %s" % e)
+        b.elapsed = time.monotonic() - t0
+        b.tsc_hz, b.tsc_src = b.tsc()
+        b.date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        res = b.results_json()
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump(res, f, indent=1)
+                f.write("\n")
+        summary()
+        if doc and report_ok() and not b.failures:
+            outdir = os.path.splitext(doc)[0]
+            os.makedirs(outdir, exist_ok=True)
+            # The figures first: a report that fails can be rewritten from them.
+            with open(os.path.join(outdir, "results.json"), "w") as f:
+                json.dump(res, f, indent=1)
+                f.write("\n")
+            b.write_doc(doc, b.plots(outdir))
+    except KeyboardInterrupt:
+        log("%s: interrupted" % name)
+        return 130
+    finally:
+        b.cleanup()
+    if b.failures:
+        log("%s: FAILED:\n  " % name + "\n  ".join(x.splitlines()[0] for x in b.failures))
+        return 1
+    return 0
 
 
 def floats(x):

@@ -33,13 +33,9 @@ end-to-end p99 at most 2x poll's. Exit status 1 when a run fails or no
 reference NDR is found; a missed target is reported, not failed.
 """
 import argparse
-import datetime
 import json
 import os
 import re
-import shlex
-import shutil
-import statistics
 import subprocess
 import sys
 import time
@@ -81,16 +77,7 @@ class RxBench(bl.LatBench):
 
     # ---------------------------------------------------------------- setup
     def setup(self):
-        a = self.a
-        os.sched_setaffinity(0, {GEN_CPU})
-        for name in ("lanefwd", "lanefwd-gen"):
-            shutil.copy2(getattr(a, name.replace("-", "_")), os.path.join(self.tmp, name))
-        self.lanefwd = os.path.join(self.tmp, "lanefwd")
-        self.gen = os.path.join(self.tmp, "lanefwd-gen")
-        self.lf_version = bench.out("%s -V" % shlex.quote(self.lanefwd))
-        self.git_head = bench.out("git -C %s rev-parse --short HEAD" % shlex.quote(ROOT))
-        self.git_dirty = bool(bench.out("git -C %s status --porcelain -- src include meson.build"
-                                        % shlex.quote(ROOT)))
+        self.snapshot(record=False)
         with open(os.path.join(self.tmp, "routes4.txt"), "w") as f:
             f.write("198.18.1.0/24 1\n")
         for cmd in ("ip netns add %s" % self.ns,
@@ -240,13 +227,6 @@ mac = 02:00:00:00:00:01
                             r.get("res", {}).get("p99_ns")))
 
     # -------------------------------------------------------------- results
-    def cell(self, key, pct, get):
-        """Median of get(run) over the rounds of mode key at load pct."""
-        f = self.fwd(key)
-        xs = [get(r) for r in (f.runs if f else []) if r["pct"] == pct]
-        xs = [x for x in xs if x is not None]
-        return statistics.median(xs) if xs else None
-
     def n_runs(self, key, pct):
         f = self.fwd(key)
         return sum(1 for r in (f.runs if f else []) if r["pct"] == pct)
@@ -454,10 +434,6 @@ mac = 02:00:00:00:00:01
         b.tag = m.group(0) if m else "lfrx-none"
         return b
 
-    def machine(self):
-        rows = getattr(self, "machine_rows", None)
-        return rows if rows is not None else super().machine()
-
     def cleanup(self):
         super().cleanup()
         if self.ns_made:
@@ -525,48 +501,11 @@ def main():
             sys.exit("bench-rxmode: %s not built (ninja -C build)" % p)
     os.chdir(ROOT)
     b = RxBench(a)
-    b.command = "bench/bench-rxmode.sh" + ("" if len(sys.argv) == 1 else " " +
-                                              bl.quote(sys.argv[1:]))
-    t0 = time.monotonic()
 
-    def on_signal(sig, frame):
-        raise KeyboardInterrupt
-    import signal
-    signal.signal(signal.SIGTERM, on_signal)
-    try:
-        try:
-            b.setup()
-            b.run_all()
-        except bl.Fail as e:
-            b.failures.append(str(e))
-            log("FAILED: %s" % e)
-        b.elapsed = time.monotonic() - t0
-        b.tsc_hz, b.tsc_src = b.tsc()
-        b.date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        res = b.results_json()
-        if a.json:
-            with open(a.json, "w") as f:
-                json.dump(res, f, indent=1)
-                f.write("\n")
+    def summary():
         for text, met in (b.targets() if b.loads else []):
             log("target: %s: %s" % (text, "met" if met else "MISSED"))
-        if doc and b.loads and not b.failures:
-            outdir = os.path.splitext(doc)[0]
-            os.makedirs(outdir, exist_ok=True)
-            # The figures first: a report that fails can be rewritten from them.
-            with open(os.path.join(outdir, "results.json"), "w") as f:
-                json.dump(res, f, indent=1)
-                f.write("\n")
-            b.write_doc(doc, b.plots(outdir))
-    except KeyboardInterrupt:
-        log("bench-rxmode: interrupted")
-        return 130
-    finally:
-        b.cleanup()
-    if b.failures:
-        log("bench-rxmode: FAILED:\n  " + "\n  ".join(x.splitlines()[0] for x in b.failures))
-        return 1
-    return 0
+    return bl.run_main(b, a, doc, "bench-rxmode", summary, lambda: bool(b.loads))
 
 
 if __name__ == "__main__":

@@ -36,22 +36,18 @@ load percentage (issue 14's target: at most 1.5x at 100K sessions with 1
 PDR, 2x with 4). Exit status 1 when a run fails.
 """
 import argparse
-import datetime
 import json
 import os
 import re
-import shlex
-import shutil
 import statistics
 import subprocess
 import sys
-import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402
 import bench_latency as bl  # noqa: E402  (the memif suite: processes, MLRsearch runs)
-from bench import COMMANDS, Telemetry, log  # noqa: E402
+from bench import COMMANDS, log  # noqa: E402
 
 ROOT = bench.ROOT
 GEN_CPU, FWD_CPU = bl.GEN_CPU, bl.FWD_CPU
@@ -85,17 +81,7 @@ class UpfBench(bl.LatBench):
     # ---------------------------------------------------------------- setup
     def setup(self):
         a = self.a
-        os.sched_setaffinity(0, {GEN_CPU})
-        for name in ("lanefwd", "lanefwd-gen"):
-            shutil.copy2(getattr(a, name.replace("-", "_")), os.path.join(self.tmp, name))
-            COMMANDS.append("cp build/%s %s/%s   # snapshot of the binary" %
-                            (name, self.tmp, name))
-        self.lanefwd = os.path.join(self.tmp, "lanefwd")
-        self.gen = os.path.join(self.tmp, "lanefwd-gen")
-        self.lf_version = bench.out("%s -V" % shlex.quote(self.lanefwd))
-        self.git_head = bench.out("git -C %s rev-parse --short HEAD" % shlex.quote(ROOT))
-        self.git_dirty = bool(bench.out("git -C %s status --porcelain -- src include meson.build"
-                                        % shlex.quote(ROOT)))
+        self.snapshot(record=True)
         with open(os.path.join(self.tmp, "routes4.txt"), "w") as f:
             # The remote side of the user packets on N6, the gNBs on N3.
             f.write("10.1.0.0/16 2\n192.168.3.0/24 1\n")
@@ -275,12 +261,6 @@ ue_pool = 10.32.0.0/11
     def fmt(x, f="%.0f"):
         return "-" if x is None else f % x
 
-    def cell(self, key, pct, get):
-        f = self.fwd(key)
-        xs = [get(r) for r in (f.runs if f else []) if r["pct"] == pct]
-        xs = [x for x in xs if x is not None]
-        return statistics.median(xs) if xs else None
-
     def smf_cpu(self, f):
         c = self.estab_cpu.get(f.key)
         return ", SMF script at %.0f%% of a CPU" % (statistics.median(c) * 100) if c else ""
@@ -390,10 +370,6 @@ ue_pool = 10.32.0.0/11
         m = re.search(r"lfupf\d+", text)
         b.tag = m.group(0) if m else "lfupf-none"
         return b
-
-    def machine(self):
-        rows = getattr(self, "machine_rows", None)
-        return rows if rows is not None else super().machine()
 
     def plots(self, outdir):
         import matplotlib
@@ -639,29 +615,8 @@ def main():
             sys.exit("bench-upf-e2e: %s not built (ninja -C build)" % p)
     os.chdir(ROOT)
     b = UpfBench(a)
-    b.command = "bench/bench-upf-e2e.sh" + ("" if len(sys.argv) == 1 else " " +
-                                               bl.quote(sys.argv[1:]))
-    t0 = time.monotonic()
 
-    def on_signal(sig, frame):
-        raise KeyboardInterrupt
-    import signal
-    signal.signal(signal.SIGTERM, on_signal)
-    try:
-        try:
-            b.setup()
-            b.run_all()
-        except bl.Fail as e:
-            b.failures.append(str(e))
-            log("FAILED: %s" % e)
-        b.elapsed = time.monotonic() - t0
-        b.tsc_hz, b.tsc_src = b.tsc()
-        b.date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        res = b.results_json()
-        if a.json:
-            with open(a.json, "w") as f:
-                json.dump(res, f, indent=1)
-                f.write("\n")
+    def summary():
         for f in b.fwds:
             est = b.estab.get(f.key, [])
             log("%s: NDR %s Mpps%s" % (f.label, b.fmt(b.ndr(f) and b.ndr(f) / 1e6, "%.3f"),
@@ -669,22 +624,7 @@ def main():
                                             statistics.median(est), len(est)) if est else ""))
         for text, met in b.targets():
             log("target: %s: %s" % (text, "met" if met else "MISSED"))
-        if doc and not b.failures:
-            outdir = os.path.splitext(doc)[0]
-            os.makedirs(outdir, exist_ok=True)
-            with open(os.path.join(outdir, "results.json"), "w") as f:
-                json.dump(res, f, indent=1)
-                f.write("\n")
-            b.write_doc(doc, b.plots(outdir))
-    except KeyboardInterrupt:
-        log("bench-upf-e2e: interrupted")
-        return 130
-    finally:
-        b.cleanup()
-    if b.failures:
-        log("bench-upf-e2e: FAILED:\n  " + "\n  ".join(x.splitlines()[0] for x in b.failures))
-        return 1
-    return 0
+    return bl.run_main(b, a, doc, "bench-upf-e2e", summary, lambda: True)
 
 
 if __name__ == "__main__":
