@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Shell helpers of the benchmark scripts (bench-pipeline.sh, bench-prefetch.sh,
-# bench-fib.sh, bench-flow.sh, bench-latency.sh). Sourced; runs nothing itself.
+# bench-fib.sh, bench-flow.sh, bench-latency.sh, bench-upf.sh,
+# bench-upf-ab.sh). Sourced; runs nothing itself.
 
 # A route table the FIB holds in cache whatever the destinations: the 256
 # /16s of 10.0.0.0/8, next hops 0-15.
@@ -15,6 +16,30 @@ nexthops_p0() {
 	for i in $(seq 0 $(($1 - 1))); do
 		printf '[nexthop %d]\nport = p0\nmac = 02:00:00:00:01:%02x\n' "$i" "$i"
 	done
+}
+
+# upf_bench_conf ROUTES MAX_SESSIONS: the lanefwd configuration of
+# lanefwd-upfbench (bench-upf.sh, bench-upf-ab.sh) on stdout: N3 address
+# 192.168.3.1, the UE pool 100.64.0.0/10, ROUTES (small_routes) on 16 next
+# hops of one net_null port.
+upf_bench_conf() {
+	echo "# Written by bench/bench-lib.sh for lanefwd-upfbench."
+	echo "[pipeline]"
+	echo "burst = 32"
+	echo "prefetch_distance = 16"
+	echo "latency = no"
+	echo "[routes]"
+	echo "ipv4 = $1"
+	echo "[upf]"
+	echo "n3_ipv4 = 192.168.3.1"
+	echo "max_sessions = $2"
+	echo "[network_instance internet]"
+	echo "ue_pool = 100.64.0.0/10"
+	echo "[port p0]"
+	echo "vdev = net_null0"
+	echo "[worker 1]"
+	echo "rx = p0:0"
+	nexthops_p0 16
 }
 
 # csv_tag_round FILE ROUND: put the round in front of every row of FILE

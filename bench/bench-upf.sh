@@ -82,34 +82,11 @@ num() { # 100K -> 100000 (sessions count in thousands, as upfbench reads them)
 	/usr/bin/python3 -c 'import sys; s=sys.argv[1]; m={"K":10**3,"M":10**6}; print(int(s[:-1])*m[s[-1]] if s[-1] in m else int(s))' "$1"
 }
 
-# conf NAME MAX_SESSIONS
-conf() {
-	{
-		echo "# Written by bench/bench-upf.sh for lanefwd-upfbench."
-		echo "[pipeline]"
-		echo "burst = 32"
-		echo "prefetch_distance = 16"
-		echo "latency = no"
-		echo "[routes]"
-		echo "ipv4 = $work/routes.txt"
-		echo "[upf]"
-		echo "n3_ipv4 = 192.168.3.1"
-		echo "max_sessions = $2"
-		echo "[network_instance internet]"
-		echo "ue_pool = 100.64.0.0/10"
-		echo "[port p0]"
-		echo "vdev = net_null0"
-		echo "[worker 1]"
-		echo "rx = p0:0"
-		nexthops_p0 16
-	} > "$work/$1.conf"
-}
-
 runs=()
 IFS=, read -r -a sess_list <<< "$SESSIONS"
 IFS=, read -r -a pdr_list <<< "$PDRS"
 for s in "${sess_list[@]}"; do
-	conf "s$s" "$(num "$s")"
+	upf_bench_conf "$work/routes.txt" "$(num "$s")" > "$work/s$s.conf"
 	for p in "${pdr_list[@]}"; do
 		runs+=("$s $p")
 	done
