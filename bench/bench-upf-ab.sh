@@ -42,7 +42,8 @@ LOCK=${LOCK:-/tmp/lf-integ.lock}
 sessions=$(/usr/bin/python3 -c 'import sys; s=sys.argv[1]; m={"K":10**3,"M":10**6}; print(int(s[:-1])*m[s[-1]] if s[-1] in m else int(s))' "$SESSIONS")
 
 used=$(awk '/HugePages_Total/ {t = $2} /HugePages_Free/ {f = $2} END {print t - f}' /proc/meminfo)
-scripts/hugepages.sh $((used + 1100)) >/dev/null
+# As bench-upf.sh: enough for 1M sessions with 4 PDRs.
+scripts/hugepages.sh $((used + ${HUGEPAGES:-1600})) >/dev/null
 work=$(mktemp -d /tmp/upf-ab.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 small_routes > "$work/routes.txt"

@@ -190,7 +190,24 @@ struct upf_sess_conf {
 
 #define UPF_IDX_NONE UINT16_MAX
 
-/** A compiled PDR. Rule references are indexes into the session object. */
+/** A compiled FAR. */
+struct upf_far_dp {
+	uint32_t id;
+	uint8_t apply; /**< UPF_FAR_* bits. */
+	uint8_t dst_iface;
+	uint16_t ohc; /**< UPF_OHC_GTPU_UDP_IPV4 / _IPV6 or 0. */
+	uint32_t teid; /**< Outer TEID, host order. */
+	uint32_t peer4; /**< Network order. */
+	uint32_t src4; /**< Our N3 address (network order), the outer source. */
+	uint8_t peer6[16];
+	uint8_t src6[16];
+};
+
+/**
+ * A compiled PDR, whole: what telemetry and the control side read. Rule
+ * references are indexes into the session object. A packet reads the same
+ * PDR's upf_pdr_match and upf_pdr_act instead.
+ */
 struct upf_pdr_dp {
 	uint32_t precedence;
 	uint16_t id;
@@ -208,18 +225,40 @@ struct upf_pdr_dp {
 	uint16_t urr[UPF_MAX_PDR_URR];
 };
 
-/** A compiled FAR. */
-struct upf_far_dp {
-	uint32_t id;
-	uint8_t apply; /**< UPF_FAR_* bits. */
-	uint8_t dst_iface;
-	uint16_t ohc; /**< UPF_OHC_GTPU_UDP_IPV4 / _IPV6 or 0. */
-	uint32_t teid; /**< Outer TEID, host order. */
-	uint32_t peer4; /**< Network order. */
-	uint32_t src4; /**< Our N3 address (network order), the outer source. */
-	uint8_t peer6[16];
-	uint8_t src6[16];
+/**
+ * What the scan reads of a PDR: its conditions, and its QERs' gates and
+ * QFI resolved (with no MBR on the packet's direction, the QERs decide
+ * nothing else). 32 bytes: a session's match entries are an array of their
+ * own, two to a line, so that a scan of 4 PDRs reads 2 lines.
+ */
+struct upf_pdr_match {
+	uint8_t flags; /**< UPF_PDR_*. */
+	uint8_t qfi;
+	uint8_t n_sdf;
+	uint8_t n_urr;
+	uint8_t n_qer;
+	uint8_t qer_gate; /**< Bit per direction (1 << DIR): any of its QERs closed. */
+	uint8_t qer_mbr; /**< Bit per direction: any of its QERs meters. */
+	uint8_t qer_qfi; /**< First QFI its QERs mark; 0: none. */
+	uint16_t sdf; /**< First of n_sdf in the session's sdf array. */
+	uint16_t pad;
+	uint32_t teid;
+	uint32_t ue4; /**< Network order. */
+	uint8_t ue6[8]; /**< The UE's /64. */
+	uint32_t pad2;
 };
+
+/**
+ * What a packet of a PDR needs once matched, in one line of its own: a
+ * copy of the FAR, the QERs (for the MBR path) and the URR counter slots.
+ * Sessions are recompiled whole on every change (upf_sess_dp), so the
+ * copy cannot go stale.
+ */
+struct upf_pdr_act {
+	struct upf_far_dp fwd; /**< far[upf_pdr_dp.far]. */
+	uint16_t qer[UPF_MAX_PDR_QER]; /**< As upf_pdr_dp.qer. */
+	uint32_t urr_slot[UPF_MAX_PDR_URR]; /**< Counter slots (upf_wk.urr) of its URRs. */
+} __rte_cache_aligned;
 
 /** A compiled QER. */
 struct upf_qer_dp {
@@ -240,31 +279,38 @@ struct upf_urr_dp {
 };
 
 /**
- * One session's compiled rules, immutable once published. pdr[] holds the
- * PDRs in groups by source interface, each group sorted by precedence
- * (ascending; equal precedences in the order given), so that a packet
- * scans only its own direction's, and the first PDR there whose every
- * condition holds is the packet's:
+ * One session's compiled rules, immutable once published. pdr[] (and
+ * match[] and act[], index for index) holds the PDRs in groups by source
+ * interface, each group sorted by precedence (ascending; equal precedences
+ * in the order given), so that a packet scans only its own direction's,
+ * and the first PDR there whose every condition holds is the packet's:
  *
- * - pdr[0, n_pdr_ul): ACCESS, the uplink's;
- * - pdr[n_pdr_ul, n_pdr_ul + n_pdr_dl): CORE and SGI_LAN, the downlink's;
+ * - [0, n_pdr_ul): ACCESS, the uplink's;
+ * - [n_pdr_ul, n_pdr_ul + n_pdr_dl): CORE and SGI_LAN, the downlink's;
  * - the rest, up to n_pdr: any other source interface (CP-function), which
  *   no packet of the datapath matches.
  *
- * The struct is one cache line (upf_store.c checks): the datapath reads
- * the counts and the array pointers from it before any rule.
+ * A packet reads the first line of this struct (upf_store.c checks that
+ * the fields before up_seid fit in it), its direction's match entries,
+ * then the matched PDR's act line and its URR counters: 4 lines with one
+ * PDR per direction, the SDF filters on top when they are scanned.
  */
 struct upf_sess_dp {
-	uint64_t up_seid;
+	/* The packet's. */
+	uint8_t n_pdr_ul; /**< Uplink PDRs, from index 0. */
+	uint8_t n_pdr_dl; /**< Downlink PDRs, from index n_pdr_ul. */
+	uint16_t n_pdr;
 	uint32_t slot; /**< Session slot (0..max_sessions-1). */
-	uint16_t n_pdr, n_far, n_qer, n_urr, n_sdf;
-	uint8_t n_pdr_ul; /**< Uplink PDRs, from pdr[0]. */
-	uint8_t n_pdr_dl; /**< Downlink PDRs, from pdr[n_pdr_ul]. */
+	const struct upf_pdr_match *match;
+	const struct upf_pdr_act *act;
+	const struct upf_sdf *sdf;
+	const struct upf_qer_dp *qer;
+	/* The control side's and telemetry's. */
+	uint64_t up_seid;
+	uint16_t n_far, n_qer, n_urr, n_sdf;
 	const struct upf_pdr_dp *pdr;
 	const struct upf_far_dp *far;
-	const struct upf_qer_dp *qer;
 	const struct upf_urr_dp *urr;
-	const struct upf_sdf *sdf;
 	/* The arrays follow in the same allocation. */
 };
 
@@ -368,12 +414,16 @@ struct upf_store_params {
 
 struct rte_hash;
 
-/** Key of the UE-address table: (network instance, address). */
+/**
+ * Key of the UE-address table: (network instance, address). 16 bytes, so
+ * that rte_hash compares it with its 16-byte vector compare rather than
+ * memcmp (a /64 is all of an IPv6 UE's key).
+ */
 struct upf_ue_key {
 	uint8_t ni;
 	uint8_t af;
-	uint8_t pad[2];
-	uint8_t a[16]; /**< IPv4: a[0..3]; IPv6: the /64 in a[0..7], rest zero. */
+	uint8_t pad[6];
+	uint8_t a[8]; /**< IPv4: a[0..3], rest zero; IPv6: the /64. */
 };
 
 /** The store: the lookup tables workers read, and what the control side owns. */

@@ -186,7 +186,7 @@ pdr_end(const struct upf_sess_dp *s, unsigned int dir)
  * number of sessions. The store groups the PDRs by source interface, so
  * every one scanned here is of the packet's direction.
  */
-static inline const struct upf_pdr_dp *
+static inline int
 pdr_match(const struct upf_sess_dp *s, unsigned int dir, const struct upf_pkt *k, const uint8_t *ue,
 	  const uint8_t *remote)
 {
@@ -194,7 +194,7 @@ pdr_match(const struct upf_sess_dp *s, unsigned int dir, const struct upf_pkt *k
 	unsigned int i, j;
 
 	for (i = pdr_first(s, dir); i < end; i++) {
-		const struct upf_pdr_dp *p = &s->pdr[i];
+		const struct upf_pdr_match *p = &s->match[i];
 
 		/* A downlink packet is plain IP: it has no TEID (dl_check leaves
 		 * k->teid unset), so a PDR that names one is not its. */
@@ -215,25 +215,25 @@ pdr_match(const struct upf_sess_dp *s, unsigned int dir, const struct upf_pkt *k
 			if (j == p->n_sdf)
 				continue;
 		}
-		return p;
+		return (int)i;
 	}
-	return NULL;
+	return -1;
 }
 
 /*
- * The PDR's QERs and URRs for one packet of len bytes: gate, MBR, then the
- * volume counts of what passed. Returns UPF_DROP_COUNT to go on, or the
- * drop reason. *qfi: the QFI to mark (downlink), from the first QER with one.
+ * The PDR's QERs in order, for a packet of len bytes whose direction one
+ * of them meters: gate, MBR, QFI of each. Returns UPF_DROP_COUNT to go on,
+ * or the drop reason. *qfi: the QFI to mark, from the first QER with one.
  */
 static inline unsigned int
-qer_urr_apply(struct lf_burst *b, const struct upf_sess_dp *s, const struct upf_pdr_dp *p,
-	      unsigned int dir, uint32_t len, uint8_t *qfi)
+qer_meter(struct lf_burst *b, const struct upf_sess_dp *s, unsigned int pi, unsigned int dir,
+	  uint32_t len, uint8_t *qfi)
 {
 	struct upf_wk *wk = b->upf_wk;
 	unsigned int i;
 
-	for (i = 0; i < p->n_qer; i++) {
-		const struct upf_qer_dp *q = &s->qer[p->qer[i]];
+	for (i = 0; i < s->match[pi].n_qer; i++) {
+		const struct upf_qer_dp *q = &s->qer[s->act[pi].qer[i]];
 
 		if (q->gate & (1u << dir))
 			return UPF_DROP_GATE_CLOSED;
@@ -256,8 +256,37 @@ qer_urr_apply(struct lf_burst *b, const struct upf_sess_dp *s, const struct upf_
 		if (*qfi == 0 && q->qfi != 0)
 			*qfi = q->qfi;
 	}
+	return UPF_DROP_COUNT;
+}
+
+/*
+ * The QERs and URRs of PDR pi for one packet of len bytes: gate, MBR, then
+ * the volume counts of what passed. Returns UPF_DROP_COUNT to go on, or the
+ * drop reason. *qfi: the QFI to mark (downlink), from the first QER with
+ * one. Without an MBR on the direction, the gates and the QFI resolved
+ * into the match entry decide as the QERs would, one by one, and the QER
+ * array is not read.
+ */
+static inline unsigned int
+qer_urr_apply(struct lf_burst *b, const struct upf_sess_dp *s, unsigned int pi, unsigned int dir,
+	      uint32_t len, uint8_t *qfi)
+{
+	const struct upf_pdr_match *p = &s->match[pi];
+	struct upf_wk *wk = b->upf_wk;
+	unsigned int i;
+
+	if (unlikely(p->qer_mbr & (1u << dir))) {
+		const unsigned int why = qer_meter(b, s, pi, dir, len, qfi);
+
+		if (why != UPF_DROP_COUNT)
+			return why;
+	} else {
+		if (p->qer_gate & (1u << dir))
+			return UPF_DROP_GATE_CLOSED;
+		*qfi = p->qer_qfi;
+	}
 	for (i = 0; i < p->n_urr; i++) {
-		struct upf_urr_ctr *c = &wk->urr[s->urr[p->urr[i]].slot];
+		struct upf_urr_ctr *c = &wk->urr[s->act[pi].urr_slot[i]];
 
 		LF_STAT_ADD(c->bytes[dir], len);
 		LF_STAT_ADD(c->pkts[dir], 1);
@@ -278,29 +307,36 @@ to_ctrl(struct lf_burst *b, struct rte_mbuf *m, const struct upf_sess_dp *s)
 	LF_STAT_ADD(b->upf_wk->stats.buffered, 1);
 }
 
-/*
- * A packet of session s in direction dir: its PDR, then the FAR, QERs and
- * URRs. Returns the FAR when the packet is to be forwarded (*qfi: what to
- * mark), or NULL when it was dropped (counted) or handed to the control
- * thread.
- */
-static inline const struct upf_far_dp *
-rules_apply(struct lf_burst *b, struct rte_mbuf *m, const struct upf_sess_dp *s, unsigned int dir,
-	    const struct upf_pkt *k, uint8_t *qfi)
+/* The PDR of packet m of session s in direction dir (pdr_match), or -1. */
+static inline int
+pkt_pdr(const struct rte_mbuf *m, const struct upf_sess_dp *s, unsigned int dir,
+	const struct upf_pkt *k)
 {
 	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, k->inner_off);
 	const uint8_t *src = inner_src(ip, k->af), *dst = inner_dst(ip, k->af);
-	const struct upf_pdr_dp *p;
+
+	/* The UE is the source of an uplink packet, the destination of a downlink one. */
+	return dir == DIR_UL ? pdr_match(s, dir, k, src, dst) : pdr_match(s, dir, k, dst, src);
+}
+
+/*
+ * A packet of session s in direction dir, of PDR pi (pkt_pdr; -1: none):
+ * the FAR, QERs and URRs. Returns the FAR when the packet is to be
+ * forwarded (*qfi: what to mark), or NULL when it was dropped (counted) or
+ * handed to the control thread.
+ */
+static inline const struct upf_far_dp *
+rules_apply(struct lf_burst *b, struct rte_mbuf *m, const struct upf_sess_dp *s, unsigned int dir,
+	    const struct upf_pkt *k, int pi, uint8_t *qfi)
+{
 	const struct upf_far_dp *far;
 	unsigned int why;
 
-	/* The UE is the source of an uplink packet, the destination of a downlink one. */
-	p = dir == DIR_UL ? pdr_match(s, dir, k, src, dst) : pdr_match(s, dir, k, dst, src);
-	if (p == NULL) {
+	if (pi < 0) {
 		upf_drop(b, m, UPF_DROP_NO_PDR);
 		return NULL;
 	}
-	far = &s->far[p->far];
+	far = &s->act[pi].fwd;
 	if (!(far->apply & UPF_FAR_FORW)) {
 		if (far->apply & (UPF_FAR_BUFF | UPF_FAR_NOCP))
 			to_ctrl(b, m, s);
@@ -308,7 +344,7 @@ rules_apply(struct lf_burst *b, struct rte_mbuf *m, const struct upf_sess_dp *s,
 			upf_drop(b, m, UPF_DROP_FAR_DROP);
 		return NULL;
 	}
-	why = qer_urr_apply(b, s, p, dir, k->inner_len, qfi);
+	why = qer_urr_apply(b, s, (unsigned int)pi, dir, k->inner_len, qfi);
 	if (why != UPF_DROP_COUNT) {
 		upf_drop(b, m, (enum upf_drop)why);
 		return NULL;
@@ -696,10 +732,10 @@ ul_end_marker(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta,
 
 	LF_STAT_ADD(b->upf_wk->stats.end_markers, 1);
 	for (i = pdr_first(s, DIR_UL); i < pdr_end(s, DIR_UL); i++) {
-		const struct upf_pdr_dp *p = &s->pdr[i];
+		const struct upf_pdr_match *p = &s->match[i];
 
 		if ((p->flags & UPF_PDR_TEID) && p->teid == k->teid) {
-			far = &s->far[p->far];
+			far = &s->act[i].fwd;
 			break;
 		}
 	}
@@ -714,39 +750,84 @@ ul_end_marker(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta,
 	return true;
 }
 
+/* At most this many lines of a direction's match entries, and of its SDF
+ * filters, are prefetched (4 PDRs' worth with 3 filters). */
+#define PREFETCH_MATCH_LINES 2
+#define PREFETCH_SDF_LINES 3
+
 /*
- * Bring the burst's session lines in before the per-packet loop, in three
- * passes so that each pass's misses overlap across the burst: the objects'
- * first lines, then the rule arrays they point to (the PDRs from the first
- * of direction dir, where the scan starts), then the worker's URR counters
- * the URRs name.
+ * The burst's rules, found before the per-packet loop in passes across the
+ * burst, each bringing in the lines the next one reads so that the misses
+ * of a pass overlap (upf.h has the layout): the sessions' first lines;
+ * their direction's match entries and the first PDR's act line; the SDF
+ * filters the scan may read; then the scan itself, which writes each
+ * packet's PDR to pi[] (by lookup index, as obj[]) and brings in that
+ * PDR's act line when it is not the first; then the worker's URR counters
+ * the act lines name.
  */
 static inline void
-sess_prefetch(struct lf_burst *b, void *const *obj, unsigned int nk, unsigned int dir)
+sess_rules(struct lf_burst *b, struct rte_mbuf **pkts, const struct upf_pkt *k, uint16_t n,
+	   void *const *obj, unsigned int nk, int16_t *pi, unsigned int dir)
 {
 	const struct upf_urr_ctr *ctr = b->upf_wk->urr;
-	unsigned int i, j;
+	unsigned int i, j, l;
 
 	for (i = 0; i < nk; i++)
 		if (obj[i] != NULL)
 			rte_prefetch0(obj[i]);
 	for (i = 0; i < nk; i++) {
 		const struct upf_sess_dp *s = obj[i];
+		unsigned int first, len;
 
 		if (s == NULL)
 			continue;
-		rte_prefetch0(&s->pdr[pdr_first(s, dir)]);
-		rte_prefetch0(s->far);
-		rte_prefetch0(s->qer);
-		rte_prefetch0(s->urr);
+		first = pdr_first(s, dir);
+		len = pdr_end(s, dir) - first;
+		if (len == 0)
+			continue;
+		len = RTE_MIN(len * (unsigned int)sizeof(struct upf_pdr_match),
+			      PREFETCH_MATCH_LINES * (unsigned int)RTE_CACHE_LINE_SIZE);
+		for (l = 0; l < len; l += RTE_CACHE_LINE_SIZE)
+			rte_prefetch0(RTE_PTR_ADD(&s->match[first], l));
+		rte_prefetch0(&s->act[first]);
 	}
 	for (i = 0; i < nk; i++) {
 		const struct upf_sess_dp *s = obj[i];
+		const struct upf_pdr_match *p, *last;
+		unsigned int len;
 
-		if (s == NULL)
+		if (s == NULL || pdr_first(s, dir) == pdr_end(s, dir))
 			continue;
-		for (j = 0; j < s->n_urr; j++)
-			rte_prefetch0(&ctr[s->urr[j].slot]);
+		/* The direction's filters are one run of the sdf array. */
+		p = &s->match[pdr_first(s, dir)];
+		last = &s->match[pdr_end(s, dir) - 1];
+		len = (unsigned int)(last->sdf + last->n_sdf - p->sdf) * sizeof(struct upf_sdf);
+		len = RTE_MIN(len, PREFETCH_SDF_LINES * (unsigned int)RTE_CACHE_LINE_SIZE);
+		for (l = 0; l < len; l += RTE_CACHE_LINE_SIZE)
+			rte_prefetch0(RTE_PTR_ADD(&s->sdf[p->sdf], l));
+	}
+	for (i = 0, j = 0; i < n; i++) {
+		const struct upf_sess_dp *s;
+
+		if (k[i].verdict != PKT_LOOKUP)
+			continue;
+		s = obj[j];
+		pi[j] = -1;
+		/* An End Marker (af 0) has no user packet to match. */
+		if (s != NULL && k[i].af != 0) {
+			pi[j] = (int16_t)pkt_pdr(pkts[i], s, dir, &k[i]);
+			if (pi[j] > (int)pdr_first(s, dir))
+				rte_prefetch0(&s->act[pi[j]]);
+		}
+		j++;
+	}
+	for (j = 0; j < nk; j++) {
+		const struct upf_sess_dp *s = obj[j];
+
+		if (pi[j] < 0)
+			continue;
+		for (l = 0; l < s->match[pi[j]].n_urr; l++)
+			rte_prefetch0(&ctr[s->act[pi[j]].urr_slot[l]]);
 	}
 }
 
@@ -756,6 +837,7 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 	struct upf_pkt k[LF_BURST_MAX];
 	const void *keys[LF_BURST_MAX];
 	void *obj[LF_BURST_MAX];
+	int16_t pi[LF_BURST_MAX];
 	uint16_t i, nk = 0, out = 0;
 	uint64_t bytes = 0, fwd = 0;
 
@@ -765,7 +847,7 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 			keys[nk++] = &k[i].teid;
 	}
 	lookup_bulk(b->upf->teid, keys, obj, nk);
-	sess_prefetch(b, obj, nk, DIR_UL);
+	sess_rules(b, pkts, k, n, obj, nk, pi, DIR_UL);
 
 	for (i = 0, nk = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -773,6 +855,7 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 		const struct upf_sess_dp *s;
 		const struct upf_far_dp *far;
 		uint8_t qfi = 0;
+		int pdr;
 
 		if (k[i].verdict == PKT_DROPPED)
 			continue;
@@ -780,6 +863,7 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 			out = lf_burst_keep(b, pkts, i, out);
 			continue;
 		}
+		pdr = pi[nk];
 		s = obj[nk++];
 		if (s == NULL) {
 			/* Unknown TEID: tell the sender of a G-PDU (not of an End
@@ -808,7 +892,7 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 				out = lf_burst_keep(b, pkts, i, out);
 			continue;
 		}
-		far = rules_apply(b, m, s, DIR_UL, &k[i], &qfi);
+		far = rules_apply(b, m, s, DIR_UL, &k[i], pdr, &qfi);
 		if (far == NULL)
 			continue;
 		if (far->ohc != 0) {
@@ -870,6 +954,7 @@ upf_dl_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 	struct upf_ue_key key[LF_BURST_MAX];
 	const void *keys[LF_BURST_MAX];
 	void *obj[LF_BURST_MAX];
+	int16_t pi[LF_BURST_MAX];
 	uint16_t i, nk = 0, out = 0;
 	uint64_t bytes = 0, fwd = 0;
 
@@ -879,7 +964,7 @@ upf_dl_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 			keys[nk++] = &key[i];
 	}
 	lookup_bulk(b->upf->ue, keys, obj, nk);
-	sess_prefetch(b, obj, nk, DIR_DL);
+	sess_rules(b, pkts, k, n, obj, nk, pi, DIR_DL);
 
 	for (i = 0, nk = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -887,15 +972,17 @@ upf_dl_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 		const struct upf_sess_dp *s;
 		const struct upf_far_dp *far;
 		uint8_t qfi = 0;
+		int pdr;
 
 		if (k[i].verdict == PKT_DROPPED)
 			continue;
+		pdr = pi[nk];
 		s = obj[nk++];
 		if (s == NULL) {
 			upf_drop(b, m, UPF_DROP_UNKNOWN_UE);
 			continue;
 		}
-		far = rules_apply(b, m, s, DIR_DL, &k[i], &qfi);
+		far = rules_apply(b, m, s, DIR_DL, &k[i], pdr, &qfi);
 		if (far == NULL)
 			continue;
 		if (far->ohc == 0) {

@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,8 +79,15 @@ struct sess_obj {
 	struct upf_ue_key *ue;
 };
 
-/* The datapath reads the first line of an object before anything else. */
-_Static_assert(sizeof(struct upf_sess_dp) <= RTE_CACHE_LINE_SIZE, "upf_sess_dp is one line");
+/* The datapath reads the first line of an object before anything else,
+ * and nothing else of the header (upf.h). */
+_Static_assert(offsetof(struct upf_sess_dp, up_seid) <= RTE_CACHE_LINE_SIZE,
+	       "the packet's part of upf_sess_dp is one line");
+/* Two match entries to a line, an act entry a line (upf.h). */
+_Static_assert(sizeof(struct upf_pdr_match) == 32, "upf_pdr_match is half a line");
+_Static_assert(sizeof(struct upf_pdr_act) == RTE_CACHE_LINE_SIZE, "upf_pdr_act is one line");
+/* rte_hash's vector compare (upf.h). */
+_Static_assert(sizeof(struct upf_ue_key) == 16, "upf_ue_key is 16 bytes");
 /* upf_sess_dp.n_pdr_ul / n_pdr_dl are 8 bits. */
 _Static_assert(UPF_MAX_PDR <= UINT8_MAX, "PDR group sizes fit in uint8_t");
 
@@ -678,8 +686,10 @@ static void
 fmt_ue(char *buf, size_t len, const struct upf_ue_key *k)
 {
 	char a[INET6_ADDRSTRLEN];
+	uint8_t ip[16] = { 0 };
 
-	inet_ntop(k->af == 4 ? AF_INET : AF_INET6, k->a, a, sizeof(a));
+	memcpy(ip, k->a, sizeof(k->a));
+	inet_ntop(k->af == 4 ? AF_INET : AF_INET6, ip, a, sizeof(a));
 	snprintf(buf, len, "%s%s (network instance %u)", a, k->af == 6 ? "/64" : "", k->ni);
 }
 
@@ -801,7 +811,7 @@ is_core(uint8_t iface)
 static struct sess_obj *
 obj_alloc(struct store_priv *st, const struct upf_sess_conf *c, unsigned int n_sdf)
 {
-	size_t off[7], size = RTE_ALIGN(sizeof(struct sess_obj), 8);
+	size_t off[9], size = RTE_ALIGN(sizeof(struct sess_obj), 8);
 	unsigned int n_teid = 0, n_ue = 0, i;
 	struct upf_sess_dp *dp;
 	struct sess_obj *o;
@@ -817,13 +827,20 @@ obj_alloc(struct store_priv *st, const struct upf_sess_conf *c, unsigned int n_s
 		off[k] = size;                         \
 		size += RTE_ALIGN((n) * sizeof(t), 8); \
 	} while (0)
-	OBJ_ARRAY(0, c->n_pdr, struct upf_pdr_dp);
-	OBJ_ARRAY(1, n_sdf, struct upf_sdf);
-	OBJ_ARRAY(2, c->n_far, struct upf_far_dp);
-	OBJ_ARRAY(3, c->n_qer, struct upf_qer_dp);
-	OBJ_ARRAY(4, c->n_urr, struct upf_urr_dp);
-	OBJ_ARRAY(5, n_teid, uint32_t);
-	OBJ_ARRAY(6, n_ue, struct upf_ue_key);
+	/* The packet's arrays first, each from a line of its own (upf.h):
+	 * the match entries, then the act lines, then the SDF filters a scan
+	 * may read. */
+	size = RTE_ALIGN(size, RTE_CACHE_LINE_SIZE);
+	OBJ_ARRAY(0, c->n_pdr, struct upf_pdr_match);
+	size = RTE_ALIGN(size, RTE_CACHE_LINE_SIZE);
+	OBJ_ARRAY(1, c->n_pdr, struct upf_pdr_act);
+	OBJ_ARRAY(2, n_sdf, struct upf_sdf);
+	OBJ_ARRAY(3, c->n_pdr, struct upf_pdr_dp);
+	OBJ_ARRAY(4, c->n_far, struct upf_far_dp);
+	OBJ_ARRAY(5, c->n_qer, struct upf_qer_dp);
+	OBJ_ARRAY(6, c->n_urr, struct upf_urr_dp);
+	OBJ_ARRAY(7, n_teid, uint32_t);
+	OBJ_ARRAY(8, n_ue, struct upf_ue_key);
 #undef OBJ_ARRAY
 	o = rte_zmalloc_socket("upf_sess", size, RTE_CACHE_LINE_SIZE, st->s->p.socket);
 	if (o == NULL)
@@ -836,13 +853,15 @@ obj_alloc(struct store_priv *st, const struct upf_sess_conf *c, unsigned int n_s
 	dp->n_qer = c->n_qer;
 	dp->n_urr = c->n_urr;
 	dp->n_sdf = (uint16_t)n_sdf;
-	dp->pdr = (const void *)(base + off[0]);
-	dp->sdf = (const void *)(base + off[1]);
-	dp->far = (const void *)(base + off[2]);
-	dp->qer = (const void *)(base + off[3]);
-	dp->urr = (const void *)(base + off[4]);
-	o->teid = (void *)(base + off[5]);
-	o->ue = (void *)(base + off[6]);
+	dp->match = (const void *)(base + off[0]);
+	dp->act = (const void *)(base + off[1]);
+	dp->sdf = (const void *)(base + off[2]);
+	dp->pdr = (const void *)(base + off[3]);
+	dp->far = (const void *)(base + off[4]);
+	dp->qer = (const void *)(base + off[5]);
+	dp->urr = (const void *)(base + off[6]);
+	o->teid = (void *)(base + off[7]);
+	o->ue = (void *)(base + off[8]);
 	o->size = size;
 	st->obj_bytes += size;
 	return o;
@@ -972,6 +991,52 @@ obj_fill(struct store_priv *st, struct sess_obj *o, const struct upf_sess_conf *
 			memcpy(d->peer6, r->ohc_peer.a, 16);
 		d->src4 = p->n3_ipv4;
 		memcpy(d->src6, p->n3_ipv6, 16);
+	}
+}
+
+/*
+ * Each PDR's match entry and act line (upf.h) from the compiled PDR: its
+ * conditions, its QERs' gates, MBR directions and QFI, its FAR's copy and
+ * its URR counter slots. After the slots are given, before the object is
+ * published.
+ */
+static void
+obj_resolve(struct sess_obj *o)
+{
+	struct upf_pdr_match *match = (struct upf_pdr_match *)(uintptr_t)o->dp.match;
+	struct upf_pdr_act *act = (struct upf_pdr_act *)(uintptr_t)o->dp.act;
+	unsigned int i, j;
+
+	for (i = 0; i < o->dp.n_pdr; i++) {
+		const struct upf_pdr_dp *d = &o->dp.pdr[i];
+		struct upf_pdr_match *m = &match[i];
+		struct upf_pdr_act *a = &act[i];
+
+		m->flags = d->flags;
+		m->qfi = d->qfi;
+		m->n_sdf = d->n_sdf;
+		m->sdf = d->sdf;
+		m->teid = d->teid;
+		m->ue4 = d->ue4;
+		memcpy(m->ue6, d->ue6, sizeof(m->ue6));
+		m->n_qer = d->n_qer;
+		m->n_urr = d->n_urr;
+		m->qer_gate = 0;
+		m->qer_mbr = 0;
+		m->qer_qfi = 0;
+		for (j = 0; j < d->n_qer; j++) {
+			const struct upf_qer_dp *q = &o->dp.qer[d->qer[j]];
+
+			m->qer_gate |= q->gate;
+			m->qer_mbr |= q->has_mbr;
+			if (m->qer_qfi == 0)
+				m->qer_qfi = q->qfi;
+		}
+		a->fwd = o->dp.far[d->far];
+		for (j = 0; j < UPF_MAX_PDR_QER; j++)
+			a->qer[j] = d->qer[j];
+		for (j = 0; j < UPF_MAX_PDR_URR; j++)
+			a->urr_slot[j] = j < d->n_urr ? o->dp.urr[d->urr[j]].slot : 0;
 	}
 }
 
@@ -1233,6 +1298,8 @@ upf_store_put(struct upf_store *s, const struct upf_sess_conf *c, char *err, siz
 			}
 		}
 	}
+
+	obj_resolve(o);
 
 	/* Publish: every key at the new object (new keys added, ours
 	 * repointed, each a single atomic store that readers see whole). */

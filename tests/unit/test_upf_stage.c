@@ -1005,6 +1005,85 @@ test_gate(void **state)
 	assert_int_equal(upf_store_del(store, 4), 0);
 }
 
+/* The QFI a downlink frame from run() carries in its PDU Session Container. */
+static uint8_t
+sent_qfi(struct rte_mbuf *out)
+{
+	const uint8_t *o = rte_pktmbuf_mtod(out, const uint8_t *);
+
+	/* Ethernet, IPv4, UDP, GTP-U with E: the container's QFI octet. */
+	assert_int_equal(o[42] & 0x04, 0x04);
+	assert_int_equal(o[53], 0x85);
+	return o[56] & 0x3f;
+}
+
+/*
+ * Two QERs on each PDR, without and with an MBR: the gate of either one
+ * closes the direction, the QFI marked is the first QER's that has one,
+ * whether the packet takes the resolved path (no MBR on the direction) or
+ * the metered one. An MBR far above the test's rate drops nothing.
+ */
+static void
+test_two_qers(void **state)
+{
+	static const uint64_t mbr[] = { 0, 1000000000 };
+	const uint64_t gate_before = upf_drops(UPF_DROP_GATE_CLOSED);
+	const uint64_t mbr_before = upf_drops(UPF_DROP_MBR_EXCEEDED);
+	uint64_t closed = 0;
+	struct upf_sess_conf c;
+	uint8_t inner[64];
+	struct rte_mbuf *m, *out;
+	unsigned int k;
+
+	(void)state;
+	for (k = 0; k < RTE_DIM(mbr); k++) {
+		basic_session(&c, 20, 0x1014, UE(20), 0x5014);
+		c.n_qer = 2;
+		qers[0].has_qfi = false; /* The first marks nothing: the second's QFI. */
+		qers[0].mbr_dl = mbr[k];
+		qers[0].mbr_ul = mbr[k];
+		qers[1].id = 2;
+		qers[1].has_qfi = true;
+		qers[1].qfi = 5;
+		pdrs[0].n_qer = 2;
+		pdrs[0].qer_id[1] = 2;
+		pdrs[1].n_qer = 2;
+		pdrs[1].qer_id[1] = 2;
+		put_session(&c);
+		m = dl_frame(inner, user_pkt(inner, REMOTE, UE(20), 1, 2, 8));
+		run(1, &m, 1);
+		out = sent(0);
+		assert_non_null(out);
+		assert_int_equal(sent_qfi(out), 5);
+		rte_pktmbuf_free(out);
+
+		/* The second QER's downlink gate closes the downlink only. */
+		qers[1].gate_dl_closed = true;
+		put_session(&c);
+		m = dl_frame(inner, user_pkt(inner, REMOTE, UE(20), 1, 2, 8));
+		run(1, &m, 1);
+		assert_null(sent(0));
+		closed++;
+		assert_int_equal(upf_drops(UPF_DROP_GATE_CLOSED), gate_before + closed);
+		m = gpdu(0x1014, 9, inner, user_pkt(inner, UE(20), REMOTE, 1, 2, 8));
+		run(0, &m, 1);
+		out = sent(1);
+		assert_non_null(out);
+		rte_pktmbuf_free(out);
+
+		/* And the first QER's uplink gate the uplink. */
+		qers[0].gate_ul_closed = true;
+		put_session(&c);
+		m = gpdu(0x1014, 9, inner, user_pkt(inner, UE(20), REMOTE, 1, 2, 8));
+		run(0, &m, 1);
+		assert_null(sent(1));
+		closed++;
+		assert_int_equal(upf_drops(UPF_DROP_GATE_CLOSED), gate_before + closed);
+		assert_int_equal(upf_drops(UPF_DROP_MBR_EXCEEDED), mbr_before);
+		assert_int_equal(upf_store_del(store, 20), 0);
+	}
+}
+
 /* FAR BUFF: the frame goes to the control thread's ring, tagged with the session's slot. */
 static void
 test_buffer(void **state)
@@ -1192,6 +1271,7 @@ main(void)
 		cmocka_unit_test(test_error_indication),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_gate),
+		cmocka_unit_test(test_two_qers),
 		cmocka_unit_test(test_buffer),
 		cmocka_unit_test(test_plain_and_unknown),
 		cmocka_unit_test(test_n9_and_end_marker),

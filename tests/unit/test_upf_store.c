@@ -525,6 +525,29 @@ test_pdr_groups(void **state)
 					 : p->src_iface == UPF_IF_ACCESS ? 1
 									 : 2);
 	}
+	/* What a packet reads instead (upf.h): each PDR's match entry and act
+	 * line say what its whole form says, on lines of their own. */
+	assert_int_equal((uintptr_t)d->match % RTE_CACHE_LINE_SIZE, 0);
+	assert_int_equal((uintptr_t)d->act % RTE_CACHE_LINE_SIZE, 0);
+	for (i = 0; i < d->n_pdr; i++) {
+		const struct upf_pdr_dp *p = &d->pdr[i];
+		const struct upf_pdr_match *mt = &d->match[i];
+		const struct upf_pdr_act *a = &d->act[i];
+		unsigned int j;
+
+		assert_int_equal(mt->flags, p->flags);
+		assert_int_equal(mt->teid, p->teid);
+		assert_int_equal(mt->ue4, p->ue4);
+		assert_memory_equal(mt->ue6, p->ue6, 8);
+		assert_int_equal(mt->qfi, p->qfi);
+		assert_int_equal(mt->n_sdf, p->n_sdf);
+		assert_int_equal(mt->sdf, p->sdf);
+		assert_int_equal(mt->n_urr, p->n_urr);
+		assert_int_equal(mt->n_qer, p->n_qer);
+		assert_memory_equal(&a->fwd, &d->far[p->far], sizeof(a->fwd));
+		for (j = 0; j < p->n_urr; j++)
+			assert_int_equal(a->urr_slot[j], d->urr[p->urr[j]].slot);
+	}
 	/* The keys are the directions' as before: one TEID, one UE address. */
 	assert_ptr_equal(by_teid(s, 0x100), d);
 	assert_ptr_equal(by_ue4(s, 0, 0x0a2d0001), d);
