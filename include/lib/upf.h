@@ -482,6 +482,9 @@ uint64_t upf_store_slot_seid(const struct upf_store *s, uint32_t slot);
 struct upf_store_counts {
 	uint32_t sessions, pdrs, fars, qers, urrs;
 	uint64_t bytes; /**< Datapath objects and tables, for memory per session. */
+	/** Hugepage heap the session objects hold: their slab blocks, kept
+	 * for reuse when sessions go, and objects too large for the slab. */
+	uint64_t held_bytes;
 };
 void upf_store_counts(const struct upf_store *s, struct upf_store_counts *c);
 

@@ -3169,6 +3169,7 @@ tel_upf_locked(const struct pa_agent *a, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "qers", sc.qers);
 	rte_tel_data_add_dict_u64(d, "urrs", sc.urrs);
 	rte_tel_data_add_dict_u64(d, "store_bytes", sc.bytes);
+	rte_tel_data_add_dict_u64(d, "store_held_bytes", sc.held_bytes);
 	rte_tel_data_add_dict_u64(d, "bytes_per_session",
 				  sc.sessions ? (sc.bytes + a->sess_bytes) / sc.sessions : 0);
 	rte_tel_data_add_dict_u64(d, "volume_watched_sessions", a->n_watch);

@@ -114,6 +114,34 @@ struct sess_ctl {
 	struct sess_obj *obj;
 };
 
+/*
+ * Session objects come from slabs, not from one rte_malloc each. With a
+ * million sessions rte_malloc took 7-10 us a put on this VM, most of it
+ * in its own code, growing with the heap (docs/upf-bench.md): its free
+ * lists are searched linearly, and each 2 MiB page the heap grows by
+ * leaves a fragment in them. A slab is a SLAB_BYTES block of hugepage
+ * heap cut into objects of one size class (multiples of SLAB_STEP, so
+ * every object starts on a cache line); a freed object goes on its
+ * class's free list for the next session of that size. Objects over
+ * SLAB_MAX (sessions with dozens of rules) are rte_malloc'd alone. The
+ * memory is the store's until it is freed. Control thread only.
+ */
+#define SLAB_STEP 128u
+#define SLAB_MAX 8192u
+#define SLAB_CLASSES (SLAB_MAX / SLAB_STEP)
+#define SLAB_BYTES (128u * 1024)
+
+struct slab_class {
+	void *free; /* Freed objects, linked through their first word. */
+	char *next, *end; /* The unused rest of the class's newest block. */
+};
+
+struct slab {
+	struct slab_class cls[SLAB_CLASSES];
+	void **blocks; /* Every block taken, for upf_store_free. */
+	uint32_t n_blocks, cap_blocks;
+};
+
 struct store_priv {
 	struct upf_store *s;
 	struct rte_rcu_qsbr_dq *dq; /* NULL without a QSBR variable. */
@@ -125,10 +153,82 @@ struct store_priv {
 	uint32_t meter_gen; /* Last one given; never 0. */
 	uint32_t n_sessions, n_pdr, n_far, n_qer, n_urr;
 	uint64_t fixed_bytes; /* Tables, worker arrays, control arrays. */
-	uint64_t obj_bytes; /* Session objects, retired ones included. */
+	uint64_t obj_bytes; /* Live session objects, retired ones included. */
+	uint64_t held_bytes; /* Slab blocks and objects over SLAB_MAX. */
+	struct slab slab;
 };
 
 static uint32_t store_seq;
+
+/* Zeroed memory for an object of size bytes (a multiple of SLAB_STEP), or NULL. */
+static void *
+obj_mem_get(struct store_priv *st, size_t size)
+{
+	struct slab *sl = &st->slab;
+	struct slab_class *c;
+	void *o;
+
+	if (size > SLAB_MAX) {
+		o = rte_zmalloc_socket("upf_sess", size, RTE_CACHE_LINE_SIZE, st->s->p.socket);
+		if (o != NULL) {
+			st->obj_bytes += size;
+			st->held_bytes += size;
+		}
+		return o;
+	}
+	c = &sl->cls[size / SLAB_STEP - 1];
+	if (c->free != NULL) {
+		o = c->free;
+		memcpy(&c->free, o, sizeof(void *));
+		memset(o, 0, size);
+		st->obj_bytes += size;
+		return o;
+	}
+	if ((size_t)(c->end - c->next) < size) {
+		char *b;
+
+		if (sl->n_blocks == sl->cap_blocks) {
+			const uint32_t cap = RTE_MAX(2 * sl->cap_blocks, 64u);
+			void **nb = realloc(sl->blocks, sizeof(*nb) * cap);
+
+			if (nb == NULL)
+				return NULL;
+			sl->blocks = nb;
+			sl->cap_blocks = cap;
+		}
+		/* Zeroed once; reused objects are zeroed as they are taken. */
+		b = rte_zmalloc_socket("upf_slab", SLAB_BYTES, RTE_CACHE_LINE_SIZE,
+				       st->s->p.socket);
+		if (b == NULL)
+			return NULL;
+		sl->blocks[sl->n_blocks++] = b;
+		st->held_bytes += SLAB_BYTES;
+		/* The rest of the old block stays unused: less than one object. */
+		c->next = b;
+		c->end = b + SLAB_BYTES;
+	}
+	o = c->next;
+	c->next += size;
+	st->obj_bytes += size;
+	return o;
+}
+
+/* Give back what obj_mem_get gave for size bytes. */
+static void
+obj_mem_put(struct store_priv *st, void *o, size_t size)
+{
+	struct slab_class *c;
+
+	st->obj_bytes -= size;
+	if (size > SLAB_MAX) {
+		st->held_bytes -= size;
+		rte_free(o);
+		return;
+	}
+	c = &st->slab.cls[size / SLAB_STEP - 1];
+	memcpy(o, &c->free, sizeof(void *));
+	c->free = o;
+}
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...) __rte_format_printf(3, 4);
 
@@ -274,8 +374,7 @@ retire_free(struct store_priv *st, const struct retire *r)
 		pool_put(&st->sess, dp->slot);
 		st->sess.pending--;
 	}
-	st->obj_bytes -= r->obj->size;
-	rte_free(r->obj);
+	obj_mem_put(st, r->obj, r->obj->size);
 }
 
 static void
@@ -506,9 +605,14 @@ upf_store_free(struct upf_store *s)
 			store_grace(st, 0);
 			rte_rcu_qsbr_dq_delete(st->dq);
 		}
+		/* Objects from the slab go with its blocks. */
 		if (st->ctl != NULL)
 			for (i = 0; i < s->p.max_sessions; i++)
-				rte_free(st->ctl[i].obj);
+				if (st->ctl[i].obj != NULL && st->ctl[i].obj->size > SLAB_MAX)
+					rte_free(st->ctl[i].obj);
+		for (i = 0; i < st->slab.n_blocks; i++)
+			rte_free(st->slab.blocks[i]);
+		free(st->slab.blocks);
 		free(st->ctl);
 		free(st->idx);
 		free(st->sess.free);
@@ -842,7 +946,8 @@ obj_alloc(struct store_priv *st, const struct upf_sess_conf *c, unsigned int n_s
 	OBJ_ARRAY(7, n_teid, uint32_t);
 	OBJ_ARRAY(8, n_ue, struct upf_ue_key);
 #undef OBJ_ARRAY
-	o = rte_zmalloc_socket("upf_sess", size, RTE_CACHE_LINE_SIZE, st->s->p.socket);
+	size = RTE_ALIGN(size, SLAB_STEP);
+	o = obj_mem_get(st, size);
 	if (o == NULL)
 		return NULL;
 	base = (char *)o;
@@ -863,15 +968,13 @@ obj_alloc(struct store_priv *st, const struct upf_sess_conf *c, unsigned int n_s
 	o->teid = (void *)(base + off[7]);
 	o->ue = (void *)(base + off[8]);
 	o->size = size;
-	st->obj_bytes += size;
 	return o;
 }
 
 static void
 obj_free_now(struct store_priv *st, struct sess_obj *o)
 {
-	st->obj_bytes -= o->size;
-	rte_free(o);
+	obj_mem_put(st, o, o->size);
 }
 
 /* The PDR group of a source interface, in the order of upf_sess_dp.pdr. */
@@ -1505,4 +1608,5 @@ upf_store_counts(const struct upf_store *s, struct upf_store_counts *c)
 	c->qers = st->n_qer;
 	c->urrs = st->n_urr;
 	c->bytes = st->fixed_bytes + st->obj_bytes;
+	c->held_bytes = st->held_bytes;
 }
