@@ -43,7 +43,7 @@ sessions=$(/usr/bin/python3 -c 'import sys; s=sys.argv[1]; m={"K":10**3,"M":10**
 
 used=$(awk '/HugePages_Total/ {t = $2} /HugePages_Free/ {f = $2} END {print t - f}' /proc/meminfo)
 # As bench-upf.sh: enough for 1M sessions with 4 PDRs.
-scripts/hugepages.sh $((used + ${HUGEPAGES:-1600})) >/dev/null
+scripts/hugepages.sh $((used + ${HUGEPAGES:-2200})) >/dev/null
 work=$(mktemp -d /tmp/upf-ab.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 small_routes > "$work/routes.txt"

@@ -28,8 +28,8 @@
 #   ROUNDS=5 REPS=3 PACKETS=2M LCORE=1 BUILD=/path/to/builddir sudo -E bench/bench-upf.sh
 #
 # Needs root and free 2 MiB hugepages: 1M sessions with 4 PDRs take about
-# 2.6 GiB of rte_malloc heap (docs/upf-bench.md has the figures per
-# session); the script reserves HUGEPAGES (default 1600 pages, 3.2 GiB) on
+# 2.4 GiB of rte_malloc heap (docs/upf-bench.md has the figures per
+# session); the script reserves HUGEPAGES (default 2200 pages, 4.4 GiB) on
 # top of what is in use, and says so if the memory is not there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,7 +44,7 @@ PACKETS=${PACKETS:-2M}
 SESSIONS=${SESSIONS:-1K,100K,1M}
 PDRS=${PDRS:-1,4}
 DISTS=${DISTS:-uniform,zipf}
-HUGEPAGES=${HUGEPAGES:-1600}
+HUGEPAGES=${HUGEPAGES:-2200}
 LOCK=${LOCK:-/tmp/lf-integ.lock}
 BUILD=${BUILD:-build}
 if [ "$quick" -eq 1 ]; then
