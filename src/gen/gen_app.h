@@ -221,6 +221,8 @@ bool gen_port_wait_link(uint16_t port, double wait_s, volatile bool *quit);
  * memif ports only after the peer stopped polling them: DPDK 22.11's memif
  * PMD unmaps the shared regions on disconnect without waiting for a thread
  * that is inside rx/tx burst on them, so a peer still polling can crash.
+ * Returns only after the interrupt thread has finished the disconnect that
+ * took the link down, so that closing the port does not race it.
  */
 bool gen_port_wait_down(uint16_t port, double wait_s, volatile bool *quit);
 /** Create a ring port whose TX comes back on its RX (--loopback); port id or -errno. */

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_alarm.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_eth_ring.h>
@@ -114,6 +115,41 @@ gen_port_wait_link(uint16_t port, double wait_s, volatile bool *quit)
 	return false;
 }
 
+static void
+intr_barrier_cb(void *arg)
+{
+	__atomic_store_n((bool *)arg, true, __ATOMIC_RELEASE);
+}
+
+/*
+ * Wait until the EAL interrupt thread has finished the callback it is in.
+ * memif marks the link down as the first step of its disconnect, which runs
+ * in that thread; it then closes the queues' event fds and frees the shared
+ * regions with nothing to stop rte_eth_dev_stop/close doing the same from
+ * this thread at the same moment (a double free, SIGSEGV at exit).
+ * An alarm callback runs in the same thread, so once one has run, the
+ * disconnect that was under way when the link went down is complete.
+ */
+static bool
+intr_thread_barrier(void)
+{
+	const uint64_t end = rte_get_timer_cycles() + 5 * rte_get_timer_hz();
+	bool done = false;
+
+	if (rte_eal_alarm_set(1, intr_barrier_cb, &done) != 0)
+		return false;
+	while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
+		if (rte_get_timer_cycles() > end) {
+			/* Not run yet: cancel, so it cannot write to this stack frame later. */
+			if (rte_eal_alarm_cancel(intr_barrier_cb, &done) > 0)
+				return false;
+			/* Cancel found it already running: it will have set done. */
+		}
+		usleep(1000);
+	}
+	return true;
+}
+
 bool
 gen_port_wait_down(uint16_t port, double wait_s, volatile bool *quit)
 {
@@ -122,8 +158,14 @@ gen_port_wait_down(uint16_t port, double wait_s, volatile bool *quit)
 
 	do {
 		if (rte_eth_link_get_nowait(port, &link) == 0 &&
-		    link.link_status == RTE_ETH_LINK_DOWN)
+		    link.link_status == RTE_ETH_LINK_DOWN) {
+			if (!intr_thread_barrier())
+				fprintf(stderr,
+					"lanefwd-gen: port %u: the interrupt thread "
+					"did not answer in 5 s; closing anyway\n",
+					port);
 			return true;
+		}
 		usleep(10000);
 	} while (!*quit && rte_get_timer_cycles() < end);
 	return false;

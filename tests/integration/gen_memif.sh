@@ -16,7 +16,8 @@
 # percentile (per packet, end to end contains the residence, so every order
 # statistic does too). The flows the generator received equal --flows when
 # every flow is sent. A last run uses --loopback and --search without
-# lanefwd: the ring port loses nothing, so the first trial passes.
+# lanefwd: the ring port loses nothing, so the first trial passes. One run
+# holds the generator's memif disconnect to check its order of shutdown.
 # (The memif set-up and the order of shutdown: memif_lib.sh.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/memif_lib.sh"
@@ -110,6 +111,19 @@ PYEOF
 gen_run v4udp all --flows 1000 --dist seq --size 64
 gen_run v4tcp all --flows 500 --dist uniform --proto tcp --size imix
 gen_run v6zipf some --flows 4000 --dist zipf --zipf-s 1.1 --dst-ip 2001:db8:1::1 --size 64
+
+# lanefwd closes the links while memif's disconnect in the generator's EAL
+# interrupt thread is held (LD_PRELOAD, slow_intr_close.c): the generator
+# must wait for it before closing its ports, and exit cleanly.
+[ -f "${LF_SLOW_INTR_CLOSE:-}" ] || die "no slow_intr_close shim at '${LF_SLOW_INTR_CLOSE:-}'"
+# A sanitizer build's runtime must come first in the library list.
+preload=$LF_SLOW_INTR_CLOSE
+asan=$(ldd "$GEN" | awk '$1 ~ /^libasan/ { print $3 }')
+[ -z "$asan" ] || preload="$asan:$preload"
+lf_start "$D/lanefwd.conf"
+LD_PRELOAD=$preload memif_gen "$D" slowintr --rate $RATE --duration $DUR --drain 1
+lf_stop
+memif_gen_end "$D" slowintr
 
 # The generator alone on a ring port: --search passes at the first trial.
 timeout 60 "$GEN" -l 0 --no-pci --no-huge -m 512 --file-prefix "${LF_PREFIX}l" -- \
