@@ -97,4 +97,25 @@ lf_ipv4_ttl_cksum_dec_le(uint32_t w)
 	return ((uint32_t)lf_cksum_ttl_dec((uint16_t)(w >> 16)) << 16) | ((w - 1) & 0xffffu);
 }
 
+/**
+ * Checksum of a 20-byte IPv4 header without options whose version/IHL word
+ * is 0x45 0x00, packet ID and fragment word 0, from its remaining fields as
+ * they sit in the packet (network order): an encapsulation's outer header,
+ * summed from registers instead of read back after it is written.
+ * The words are summed in memory order, as lf_ipv4_hdr_sum() does.
+ */
+static inline uint16_t
+lf_ipv4_cksum_fields(uint16_t total_length, uint8_t ttl, uint8_t proto, uint32_t src, uint32_t dst)
+{
+	const uint16_t vhl = rte_cpu_to_be_16(0x4500);
+	const uint16_t ttl_proto = rte_cpu_to_be_16((uint16_t)(ttl << 8 | proto));
+	uint64_t s = (uint64_t)src + dst + total_length + vhl + ttl_proto;
+
+	s = (s & 0xffffffff) + (s >> 32);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
 #endif /* LF_CKSUM_H */

@@ -417,18 +417,20 @@ gtpu_encap(struct rte_mbuf *m, struct lf_meta *meta, const struct upf_far_dp *fa
 	if (v4) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(p + RTE_ETHER_HDR_LEN);
 
+		const uint16_t tl =
+			rte_cpu_to_be_16((uint16_t)(hdr - RTE_ETHER_HDR_LEN + inner_len));
+
 		ip->version_ihl = RTE_IPV4_VHL_DEF;
 		ip->type_of_service = 0;
-		ip->total_length =
-			rte_cpu_to_be_16((uint16_t)(hdr - RTE_ETHER_HDR_LEN + inner_len));
+		ip->total_length = tl;
 		ip->packet_id = 0;
 		ip->fragment_offset = 0;
 		ip->time_to_live = 64;
 		ip->next_proto_id = IPPROTO_UDP;
 		ip->src_addr = far->src4;
 		ip->dst_addr = far->peer4;
-		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		/* From the values, not read back from the header just written. */
+		ip->hdr_checksum = lf_ipv4_cksum_fields(tl, 64, IPPROTO_UDP, far->src4, far->peer4);
 	} else {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(p + RTE_ETHER_HDR_LEN);
 
