@@ -532,6 +532,21 @@ hash_bytes(uint32_t entries, uint32_t key_len, bool rcu)
 	return b;
 }
 
+/*
+ * rte_hash compares keys of a length it has no routine for (16, 32, ...
+ * bytes) with memcmp: for the 4-byte TEID, a call into libc's vector
+ * memcmp per probed key. 0 when equal, as memcmp.
+ */
+static int
+key4_cmp(const void *a, const void *b, size_t len __rte_unused)
+{
+	uint32_t x, y;
+
+	memcpy(&x, a, 4);
+	memcpy(&y, b, 4);
+	return x != y;
+}
+
 static struct rte_hash *
 key_table(const char *kind, unsigned int seq, uint32_t entries, uint32_t key_len, int socket,
 	  struct rte_rcu_qsbr *qsv, char *err, size_t errlen)
@@ -557,6 +572,8 @@ key_table(const char *kind, unsigned int seq, uint32_t entries, uint32_t key_len
 		       entries, rte_strerror(rte_errno));
 		return NULL;
 	}
+	if (key_len == sizeof(uint32_t))
+		rte_hash_set_cmp_func(h, key4_cmp);
 	if (qsv != NULL) {
 		struct rte_hash_rcu_config rc = {
 			.v = qsv,
