@@ -15,6 +15,17 @@
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 
+/** A 64-bit accumulator of 16- or 32-bit words folded to the 16-bit one's complement sum. */
+static inline uint16_t
+lf_cksum_fold64(uint64_t s)
+{
+	s = (s & 0xffffffff) + (s >> 32);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
 /**
  * One's complement sum of an IPv4 header of ihl bytes: 0xffff when its
  * checksum is right. The common 20-byte header is summed as five 32-bit
@@ -25,18 +36,12 @@ static inline uint16_t
 lf_ipv4_hdr_sum(const void *hdr, unsigned int ihl)
 {
 	uint32_t w[5];
-	uint64_t s;
 
 	if (unlikely(ihl != sizeof(struct rte_ipv4_hdr)))
 		return rte_raw_cksum(hdr, ihl);
 	/* The header is 2-byte aligned after Ethernet: copy, never cast. */
 	memcpy(w, hdr, sizeof(w));
-	s = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
-	s = (s & 0xffffffff) + (s >> 32);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
+	return lf_cksum_fold64((uint64_t)w[0] + w[1] + w[2] + w[3] + w[4]);
 }
 
 /**
@@ -109,13 +114,8 @@ lf_ipv4_cksum_fields(uint16_t total_length, uint8_t ttl, uint8_t proto, uint32_t
 {
 	const uint16_t vhl = rte_cpu_to_be_16(0x4500);
 	const uint16_t ttl_proto = rte_cpu_to_be_16((uint16_t)(ttl << 8 | proto));
-	uint64_t s = (uint64_t)src + dst + total_length + vhl + ttl_proto;
 
-	s = (s & 0xffffffff) + (s >> 32);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
+	return (uint16_t)~lf_cksum_fold64((uint64_t)src + dst + total_length + vhl + ttl_proto);
 }
 
 #endif /* LF_CKSUM_H */

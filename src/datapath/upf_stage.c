@@ -416,7 +416,6 @@ gtpu_encap(struct rte_mbuf *m, struct lf_meta *meta, const struct upf_far_dp *fa
 	}
 	if (v4) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(p + RTE_ETHER_HDR_LEN);
-
 		const uint16_t tl =
 			rte_cpu_to_be_16((uint16_t)(hdr - RTE_ETHER_HDR_LEN + inner_len));
 

@@ -221,10 +221,17 @@ bool gen_port_wait_link(uint16_t port, double wait_s, volatile bool *quit);
  * memif ports only after the peer stopped polling them: DPDK 22.11's memif
  * PMD unmaps the shared regions on disconnect without waiting for a thread
  * that is inside rx/tx burst on them, so a peer still polling can crash.
- * Returns only after the interrupt thread has finished the disconnect that
- * took the link down, so that closing the port does not race it.
  */
 bool gen_port_wait_down(uint16_t port, double wait_s, volatile bool *quit);
+/**
+ * Stop and close every port, once the EAL interrupt thread has finished
+ * the callback it is in. memif marks the link down as the first step of a
+ * disconnect, which runs in that thread, then closes the queues' event fds
+ * and frees the shared regions with nothing to stop rte_eth_dev_stop/close
+ * doing the same from this thread at the same moment (a double free,
+ * SIGSEGV at exit, seen after --linger saw the peer close the links).
+ */
+void gen_port_close_all(void);
 /** Create a ring port whose TX comes back on its RX (--loopback); port id or -errno. */
 int gen_port_loopback(void);
 

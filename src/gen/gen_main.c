@@ -495,7 +495,6 @@ main(int argc, char **argv)
 	struct gen_ctx *c = &ctx;
 	char err[GEN_ERR_LEN];
 	struct sigaction sa;
-	uint16_t p;
 	int ret, rc = EXIT_FAILURE;
 
 	ret = rte_eal_init(argc, argv);
@@ -542,10 +541,7 @@ main(int argc, char **argv)
 	}
 out_ports:
 	state_free(c);
-	RTE_ETH_FOREACH_DEV (p) {
-		rte_eth_dev_stop(p);
-		rte_eth_dev_close(p);
-	}
+	gen_port_close_all();
 out_eal:
 	rte_eal_cleanup();
 	return rc;

@@ -122,13 +122,9 @@ intr_barrier_cb(void *arg)
 }
 
 /*
- * Wait until the EAL interrupt thread has finished the callback it is in.
- * memif marks the link down as the first step of its disconnect, which runs
- * in that thread; it then closes the queues' event fds and frees the shared
- * regions with nothing to stop rte_eth_dev_stop/close doing the same from
- * this thread at the same moment (a double free, SIGSEGV at exit).
- * An alarm callback runs in the same thread, so once one has run, the
- * disconnect that was under way when the link went down is complete.
+ * Wait until the EAL interrupt thread has finished the callback it is in:
+ * an alarm callback runs in that thread, so once one has run, whatever
+ * callback was under way (a memif disconnect) is complete.
  */
 static bool
 intr_thread_barrier(void)
@@ -158,17 +154,26 @@ gen_port_wait_down(uint16_t port, double wait_s, volatile bool *quit)
 
 	do {
 		if (rte_eth_link_get_nowait(port, &link) == 0 &&
-		    link.link_status == RTE_ETH_LINK_DOWN) {
-			if (!intr_thread_barrier())
-				fprintf(stderr,
-					"lanefwd-gen: port %u: the interrupt thread "
-					"did not answer in 5 s; closing anyway\n",
-					port);
+		    link.link_status == RTE_ETH_LINK_DOWN)
 			return true;
-		}
 		usleep(10000);
 	} while (!*quit && rte_get_timer_cycles() < end);
 	return false;
+}
+
+void
+gen_port_close_all(void)
+{
+	uint16_t p;
+
+	if (!intr_thread_barrier())
+		fprintf(stderr,
+			"lanefwd-gen: the EAL interrupt thread did not answer in 5 s; "
+			"closing the ports anyway\n");
+	RTE_ETH_FOREACH_DEV (p) {
+		rte_eth_dev_stop(p);
+		rte_eth_dev_close(p);
+	}
 }
 
 int
