@@ -4,8 +4,9 @@
  * thread sleeps 50 ms first. memif's disconnect, which runs in that thread
  * once the peer goes away, closes the queues' event fds after marking the
  * link down; the sleep holds it there, so a generator that closes its ports
- * as soon as it sees the link down races it every time (without the
- * generator's wait for the interrupt thread, 3 of 4 runs died of SIGSEGV).
+ * as soon as it sees the link down races it (gen_memif's run with this
+ * shim died of SIGSEGV each time it was tried without the generator's
+ * wait for the interrupt thread, gen_port_close_all).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
