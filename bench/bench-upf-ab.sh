@@ -9,18 +9,20 @@
 # the medians of each side's per-process figures (each the median of its
 # repetitions), the median of the within-pair differences, and in how many
 # pairs exp was the cheaper: bench/upf_ab_report.py. Every process checks
-# its frames; a failed check fails the script.
+# its frames; a failed check fails the script. BASE_ARGS and EXP_ARGS add
+# options to one side, so one build can be set against itself (the TEID
+# table: BASE_ARGS="--teids given" EXP_ARGS="--teids chosen").
 #
 #   sudo bench/bench-upf-ab.sh BASE_BUILDDIR EXP_BUILDDIR [OUT.txt]
 #   PAIRS=8 SESSIONS=100K PDRS=1,4 DISTS=uniform,zipf MODES=l3,ul,dl PACKETS=2M REPS=3 \
-#       sudo -E bench/bench-upf-ab.sh ../base/build build docs/upf-bench/x-ab.txt
+#       BASE_ARGS= EXP_ARGS= sudo -E bench/bench-upf-ab.sh ../base/build build docs/upf-bench/x-ab.txt
 #
 # About 25 s per process at 100K sessions: 8 pairs of 2 PDR counts take 14 min.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/bench-lib.sh
 if [ $# -lt 2 ]; then
-	sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 fi
 bench_need_root bench-upf-ab.sh "hugepages"
@@ -39,6 +41,8 @@ MODES=${MODES:-l3,ul,dl}
 PACKETS=${PACKETS:-2M}
 REPS=${REPS:-3}
 LOCK=${LOCK:-/tmp/lf-integ.lock}
+read -r -a base_args <<< "${BASE_ARGS:-}"
+read -r -a exp_args <<< "${EXP_ARGS:-}"
 sessions=$(/usr/bin/python3 -c 'import sys; s=sys.argv[1]; m={"K":10**3,"M":10**6}; print(int(s[:-1])*m[s[-1]] if s[-1] in m else int(s))' "$SESSIONS")
 
 used=$(awk '/HugePages_Total/ {t = $2} /HugePages_Free/ {f = $2} END {print t - f}' /proc/meminfo)
@@ -59,6 +63,7 @@ log=$work/run.txt
 	echo "# exp:  $exp"
 	echo "# PAIRS=$PAIRS SESSIONS=$SESSIONS PDRS=$PDRS DISTS=$DISTS MODES=$MODES PACKETS=$PACKETS REPS=$REPS LCORE=$LCORE"
 	echo "# each: lanefwd-upfbench ${eal[*]} -- -c CONF --sessions $sessions --pdrs P ${args[*]}"
+	echo "# base adds: ${BASE_ARGS:-(nothing)}; exp adds: ${EXP_ARGS:-(nothing)}"
 } > "$log"
 fail=0
 for pair in $(seq 1 "$PAIRS"); do
@@ -67,12 +72,16 @@ for pair in $(seq 1 "$PAIRS"); do
 	for p in "${pdr_list[@]}"; do
 		for v in "${order[@]}"; do
 			bin=$base
-			[ "$v" = exp ] && bin=$exp
+			side=("${base_args[@]}")
+			if [ "$v" = exp ]; then
+				bin=$exp
+				side=("${exp_args[@]}")
+			fi
 			echo "== pair $pair/$PAIRS, $p PDR(s), $v" | tee -a "$log"
 			csv=$work/csv/$v-p$p-$pair.csv
 			if ! flock "$LOCK" nice -n -5 "$bin" "${eal[@]}" --file-prefix "upfab_$$" -- \
 				-c "$work/s.conf" --sessions "$sessions" --pdrs "$p" --label "$v" \
-				"${args[@]}" --csv "$csv" >> "$log" 2>&1; then
+				"${args[@]}" "${side[@]}" --csv "$csv" >> "$log" 2>&1; then
 				echo "bench-upf-ab.sh: $v, $p PDR(s), pair $pair failed (see below)" >&2
 				tail -5 "$log" >&2
 				fail=1
