@@ -12,8 +12,13 @@
  * ever deleted here), and S sessions are put straight into it
  * (upf_store_put, no PFCP). Session i:
  *
- *   uplink PDR:   ACCESS, local F-TEID teid_base + i, QFI 9, UE address,
- *                 outer header removal, FAR FORW to CORE;
+ *   uplink PDR:   ACCESS, local F-TEID, QFI 9, UE address, outer header
+ *                 removal, FAR FORW to CORE. The TEID is the one the
+ *                 store's allocator gives for F-TEID CHOOSE (--teids
+ *                 chosen, the default: the TEID table's direct array,
+ *                 lib/upf_teid.h), which in a fresh store is
+ *                 0x40000000 + i (checked), or --teid-base + i (--teids
+ *                 given: as a CP assigns them, in the table's rte_hash);
  *   downlink PDR: CORE, UE address (the pool's first + 1 + i), FAR FORW
  *                 with outer header creation GTP-U/UDP/IPv4 to a gNB
  *                 address the routes reach, TEID 0x80000000 + i;
@@ -121,8 +126,9 @@
 
 /*
  * lk_ul, lk_dl: no packets, only the store's bulk lookup the stage makes
- * (rte_hash_lookup_bulk_data on the TEID or UE table), of the keys of the
- * same trace, burst by burst: what the hash lookup alone costs per key.
+ * (upf_teid_lookup_bulk on the TEID table, rte_hash_lookup_bulk_data on
+ * the UE table), of the keys of the same trace, burst by burst: what the
+ * session lookup alone costs per key.
  */
 enum mode { MODE_L3, MODE_UL, MODE_DL, MODE_LK_UL, MODE_LK_DL, MODE_COUNT };
 static const char *const mode_names[MODE_COUNT] = { "l3", "ul", "dl", "lk_ul", "lk_dl" };
@@ -141,6 +147,7 @@ struct opts {
 	unsigned int burst; /* 0: [pipeline] burst. */
 	uint64_t mbr_kbps; /* 0: no MBR on the QER. */
 	unsigned int gnbs;
+	bool teids_given; /* --teids given: teid_base + i, not the allocator's. */
 	uint32_t teid_base;
 	const char *label;
 	const char *csv;
@@ -647,7 +654,7 @@ static void
 run_lookups(struct bench *b, enum mode md, const uint32_t *ids, uint64_t len, uint64_t *pos,
 	    uint64_t n, struct run *r, uint64_t *miss)
 {
-	const struct rte_hash *h = md == MODE_LK_UL ? b->store->teid : b->store->ue;
+	const struct rte_hash *h = b->store->ue;
 	const uint16_t burst = RTE_MIN(b->w->burst, (uint16_t)RTE_HASH_LOOKUP_BULK_MAX);
 	struct upf_ue_key ue[RTE_HASH_LOOKUP_BULK_MAX];
 	uint32_t teid[RTE_HASH_LOOKUP_BULK_MAX];
@@ -679,6 +686,13 @@ run_lookups(struct bench *b, enum mode md, const uint32_t *ids, uint64_t len, ui
 			}
 		}
 		t0 = rte_rdtsc();
+		if (md == MODE_LK_UL) {
+			upf_teid_lookup_bulk(&b->store->teid, keys, k, obj);
+			r->pipe += rte_rdtsc() - t0;
+			for (j = 0; j < k; j++)
+				*miss += obj[j] == NULL;
+			continue;
+		}
 		rte_hash_lookup_bulk_data(h, keys, k, &hits, obj);
 		r->pipe += rte_rdtsc() - t0;
 		*miss += k - (unsigned int)__builtin_popcountll(hits);
@@ -1022,6 +1036,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "mbr", required_argument, NULL, 'M' },
 		{ "gnbs", required_argument, NULL, 'g' },
 		{ "teid-base", required_argument, NULL, 'T' },
+		{ "teids", required_argument, NULL, 't' },
 		{ "label", required_argument, NULL, 'L' },
 		{ "csv", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
@@ -1038,7 +1053,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		.packets = 2000000,
 		.reps = 5,
 		.gnbs = 16,
-		.teid_base = 0x100000,
+		.teid_base = 0,
 		.label = "-",
 	};
 	while ((c = getopt_long(argc, argv, "c:", longopts, NULL)) != -1) {
@@ -1099,6 +1114,11 @@ parse_opts(int argc, char **argv, struct opts *o)
 				return -1;
 			o->teid_base = (uint32_t)v;
 			break;
+		case 't':
+			if (strcmp(optarg, "chosen") != 0 && strcmp(optarg, "given") != 0)
+				return -1;
+			o->teids_given = strcmp(optarg, "given") == 0;
+			break;
 		case 'L':
 			o->label = optarg;
 			break;
@@ -1109,6 +1129,11 @@ parse_opts(int argc, char **argv, struct opts *o)
 			return -1;
 		}
 	}
+	/* --teid-base only for given TEIDs: chosen ones are the allocator's. */
+	if (o->teid_base != 0 && !o->teids_given)
+		return -1;
+	if (o->teid_base == 0)
+		o->teid_base = o->teids_given ? 0x100000 : UPF_TEID_DIRECT;
 	if (o->config == NULL || optind != argc ||
 	    (uint64_t)o->teid_base + o->sessions > GNB_TEID_BASE)
 		return -1;
@@ -1252,7 +1277,7 @@ main(int argc, char **argv)
 		fprintf(stderr,
 			"usage: lanefwd-upfbench [EAL args] -- -c CONFIG [--sessions N] [--pdrs 1|4] "
 			"[--mode l3,ul,dl,lk_ul,lk_dl] [--dist uniform,zipf] [--zipf-s S] [--packets N] "
-			"[--reps N] [--burst N] [--mbr KBPS] [--gnbs N] [--teid-base N] "
+			"[--reps N] [--burst N] [--mbr KBPS] [--gnbs N] [--teids chosen|given [--teid-base N]] "
 			"[--label TEXT] [--csv FILE]\n");
 		rte_eal_cleanup();
 		return 2;
@@ -1336,6 +1361,18 @@ main(int argc, char **argv)
 	tmpl_init(&tmpl, &o);
 	put_s = (double)rte_rdtsc();
 	for (i = 0; i < o.sessions; i++) {
+		if (!o.teids_given) {
+			/* As the agent does for CHOOSE. teid_of() derives it
+			 * again when the packets are written. */
+			const uint32_t t = upf_teid_alloc(&store->teid);
+
+			if (t != teid_of(&sp, i)) {
+				fprintf(stderr,
+					"upfbench: session %u: the allocator gave TEID 0x%08x, not 0x%08x\n",
+					i, t, teid_of(&sp, i));
+				goto out_store;
+			}
+		}
 		tmpl_session(&tmpl, &sp, i);
 		ret = upf_store_put(store, &tmpl.c, err, sizeof(err));
 		if (ret != 0) {
@@ -1374,9 +1411,11 @@ main(int argc, char **argv)
 	       sp.ue_base & 0xff, sp.n3 >> 24, (sp.n3 >> 16) & 0xff, (sp.n3 >> 8) & 0xff,
 	       sp.n3 & 0xff, sp.n_gnb, sp.n_pfx, INNER_LEN, FRAME_LEN, GPDU_LEN);
 	printf("# store: max_sessions %u, max_urrs %u, max_qers %u; %u sessions put in %.2f s "
-	       "(%.0f/s, no PFCP); teid table %d keys, ue table %d keys\n",
+	       "(%.0f/s, no PFCP); TEIDs %s: teid table %u keys (%u in the direct array), "
+	       "ue table %d keys\n",
 	       store->p.max_sessions, store->p.max_urrs, store->p.max_qers, sc.sessions, put_s,
-	       o.sessions / put_s, rte_hash_count(store->teid), rte_hash_count(store->ue));
+	       o.sessions / put_s, o.teids_given ? "given" : "chosen", upf_teid_count(&store->teid),
+	       store->teid.n_dir, rte_hash_count(store->ue));
 	printf("# memory: upf_store_counts %.1f MiB (%.0f B/session); rte_malloc heap %.1f MiB "
 	       "(%.0f B/session: %.1f MiB at create, %.0f B/session for the puts); libc heap "
 	       "%.1f MiB (%.0f B/session)\n",

@@ -9,9 +9,10 @@
  *   lives in the control thread's heap.
  * - The datapath form (struct upf_sess_dp) is what workers read: one
  *   immutable, contiguous object per session, compiled from the control
- *   form by the store (upf_store_*) and published through rte_hash with
- *   lock-free readers. A modification compiles a new object and swaps it in
- *   every hash entry that names the session; the old one is freed after an
+ *   form by the store (upf_store_*) and published through its TEID table
+ *   (lib/upf_teid.h) and an rte_hash of UE addresses, with lock-free
+ *   readers. A modification compiles a new object and swaps it in every
+ *   entry that names the session; the old one is freed after an
  *   RCU grace period (the workers' QSBR variable), so no packet ever uses a
  *   removed or superseded rule once the swap is visible, and no worker is
  *   paused or locked.
@@ -31,6 +32,8 @@
 
 #include <rte_common.h>
 #include <rte_meter.h>
+
+#include "upf_teid.h"
 
 /* Limits of one session, checked by the agent (Cause 73 / 69 past them). */
 #define UPF_MAX_PDR 32
@@ -412,8 +415,6 @@ struct upf_store_params {
 	uint32_t ring_size; /**< upf_wk rings. */
 };
 
-struct rte_hash;
-
 /**
  * Key of the UE-address table: (network instance, address). 16 bytes, so
  * that rte_hash compares it with its 16-byte vector compare rather than
@@ -428,7 +429,7 @@ struct upf_ue_key {
 
 /** The store: the lookup tables workers read, and what the control side owns. */
 struct upf_store {
-	struct rte_hash *teid; /**< uint32_t TEID (host order) -> struct upf_sess_dp *. */
+	struct upf_teid_tab teid; /**< TEID (host order) -> struct upf_sess_dp *. */
 	struct rte_hash *ue; /**< struct upf_ue_key -> struct upf_sess_dp *. */
 	struct upf_wk *wk; /**< [n_workers]. */
 	struct upf_store_params p;

@@ -1956,12 +1956,14 @@ config_free(struct lf_config *cfg)
 /*
  * [upf], per session of max_sessions: the store's key tables, about 40
  * bytes (measured: rte_malloc's use at start, 1M against 1 session, 245 MiB
- * with one worker, of which 208 the worker's slots), and a session's object
- * once established, about 430 bytes with 2 PDRs (upf_store_counts); per
- * worker, the URR counter and QER meter slots ([upf] urrs_per_session and
- * qers_per_session: 32 and 72 bytes each).
+ * with one worker, of which 208 the worker's slots, before the TEID array),
+ * the TEID array (include/lib/upf_teid.h: 8 bytes a slot, the slots a
+ * power of two at least twice max_sessions, so up to 32 bytes), and a
+ * session's object once established, about 430 bytes with 2 PDRs
+ * (upf_store_counts); per worker, the URR counter and QER meter slots
+ * ([upf] urrs_per_session and qers_per_session: 32 and 72 bytes each).
  */
-#define EST_UPF_SESSION (40 + 430)
+#define EST_UPF_SESSION (40 + 32 + 430)
 #define EST_UPF_URR_SLOT 32
 #define EST_UPF_QER_SLOT 72
 /*

@@ -72,7 +72,6 @@
 #define PA_SCAN_PERIOD_MS 100 /* Each volume-watched session is checked this often... */
 #define PA_SCAN_MAX_PER_S 2000000 /* ...unless that would be more checks than this. */
 #define PA_DRAIN_BURST 64
-#define PA_TEID_FIRST 0x40000000u /* CHOOSE: below stays free for TEIDs the CP assigns. */
 #define PA_QUOTA_FAR_ID 0xffffffffu /* The DROP FAR that quota-exhausted PDRs are moved to. */
 #define PA_NTP_OFFSET 2208988800u /* 1900 to 1970. */
 #define PA_MAX_REPORTS (2 * UPF_MAX_URR)
@@ -277,8 +276,6 @@ struct pa_agent {
 	struct pa_assoc assoc[PA_MAX_ASSOC];
 	uint32_t n_assoc;
 	int last_assoc;
-
-	uint32_t teid_next;
 
 	struct pa_timer *heap;
 	uint32_t heap_n, heap_cap;
@@ -2190,18 +2187,6 @@ validate(const struct pa_agent *a, const struct pa_work *w, struct pfcp_err *e)
 	return 0;
 }
 
-/* A TEID no session holds (the control thread is the table's only writer). */
-static uint32_t
-teid_alloc(struct pa_agent *a)
-{
-	for (;;) {
-		uint32_t t = a->teid_next++;
-
-		if (t != 0 && rte_hash_lookup(a->st->teid, &t) < 0)
-			return t;
-	}
-}
-
 /*
  * F-TEID allocation by the UP (CHOOSE): a TEID per PDR, the same one for
  * PDRs of one request with the same CHOOSE ID, with our N3 address of each
@@ -2243,7 +2228,13 @@ choose_teids(struct pa_agent *a, struct pa_work *w, struct pfcp_created_pdr *out
 					       PFCP_RULE_PDR, p->id,
 					       "PDR %u: CHOOSE for an address family [upf] has no N3 address of",
 					       p->id);
-			p->teid = teid_alloc(a);
+			/* In the direct range of the TEID table (upf_teid.h): the
+			 * uplink finds the session in one line. */
+			p->teid = upf_teid_alloc(&a->st->teid);
+			if (p->teid == 0)
+				return pa_fail(e, PFCP_CAUSE_NO_RESOURCES, PFCP_IE_F_TEID,
+					       PFCP_RULE_PDR, p->id, "PDR %u: CHOOSE: no free TEID",
+					       p->id);
 			memset(&p->fteid4, 0, sizeof(p->fteid4));
 			memset(&p->fteid6, 0, sizeof(p->fteid6));
 			if (want4) {
@@ -2285,7 +2276,7 @@ store_fail(struct pa_agent *a, const struct pa_work *w, int rc, const char *msg,
 		const struct upf_ip *ue[2] = { &p->ue4, &p->ue6 };
 		void *d;
 
-		if (p->has_fteid && rte_hash_lookup_data(a->st->teid, &p->teid, &d) >= 0 &&
+		if (p->has_fteid && (d = upf_teid_find(&a->st->teid, p->teid)) != NULL &&
 		    ((const struct upf_sess_dp *)d)->up_seid != w->c.up_seid) {
 			pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_F_TEID, PFCP_RULE_PDR, p->id,
 				"PDR %u: TEID 0x%08x is another session's", p->id, p->teid);
@@ -3696,7 +3687,6 @@ pfcp_agent_start(const struct lf_config *cfg, struct upf_store *store, char *err
 		a->assoc[i].head = PA_NONE;
 	a->last_assoc = -1;
 	a->watch_head = a->watch_cursor = PA_NONE;
-	a->teid_next = PA_TEID_FIRST;
 	a->seq_next = 1;
 	a->started = (uint64_t)time(NULL);
 	a->recovery_ts = ntp_now();

@@ -2,7 +2,8 @@
 /*
  * The UPF stages (upf_stage.h). Both run the same three passes over a
  * burst: check each packet and build its session key, look the keys up in
- * bulk (rte_hash, lock-free readers, 64 at a time), then for each packet in
+ * bulk (the TEID table, lib/upf_teid.h, or the UE addresses' rte_hash,
+ * lock-free readers, 64 at a time), then for each packet in
  * order find its PDR and apply the FAR, QERs and URRs. A session object
  * is immutable and freed only after every worker has passed a quiescent
  * state (upf.h), so the pointers found in pass 2 stay valid for the burst.
@@ -847,7 +848,7 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 		if (k[i].verdict == PKT_LOOKUP)
 			keys[nk++] = &k[i].teid;
 	}
-	lookup_bulk(b->upf->teid, keys, obj, nk);
+	upf_teid_lookup_bulk(&b->upf->teid, keys, nk, obj);
 	sess_rules(b, pkts, k, n, obj, nk, pi, DIR_UL);
 
 	for (i = 0, nk = 0; i < n; i++) {

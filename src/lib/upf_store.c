@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The UPF session store (include/lib/upf.h): compiles a session's control
- * form into one immutable datapath object and publishes it in two rte_hash
- * tables that workers read without locks (TEID -> session, UE address ->
- * session). The control thread is the only writer. A modification builds a
+ * form into one immutable datapath object and publishes it in two tables
+ * that workers read without locks (TEID -> session: lib/upf_teid.h, a
+ * direct array beside an rte_hash; UE address -> session: an rte_hash). The control thread is the only writer. A modification builds a
  * new object, points every key of the session at it (an update of an
  * existing key's data is one atomic store for lock-free readers), removes
  * the keys it no longer has, and retires the old object; deleted keys and
@@ -491,6 +491,29 @@ key_add(struct store_priv *st, struct rte_hash *h, const void *key, void *data)
 	return ret;
 }
 
+/* The TEID table's add and del (upf_teid.h), with key_add's wait for
+ * slots and key_del's freeing of them. */
+static int
+teid_add(struct store_priv *st, uint32_t teid, void *data)
+{
+	struct upf_teid_tab *t = &st->s->teid;
+	int ret = upf_teid_add(t, teid, data);
+
+	if (ret == -ENOSPC && st->dq != NULL && store_grace(st, STORE_GRACE_WAIT_MS))
+		ret = upf_teid_add(t, teid, data);
+	return ret;
+}
+
+static void
+teid_del(struct store_priv *st, uint32_t teid)
+{
+	struct upf_teid_tab *t = &st->s->teid;
+	int32_t pos = upf_teid_del(t, teid);
+
+	if (pos >= 0 && st->s->p.qsv == NULL)
+		rte_hash_free_key_with_position(t->h, pos);
+}
+
 /*
  * CRC32 of a key, as rte_hash_crc() computes it, but loading through
  * memcpy: struct upf_ue_key has no alignment, and rte_hash_crc() loads
@@ -638,7 +661,7 @@ upf_store_free(struct upf_store *s)
 		free(st->base);
 		free(st);
 	}
-	rte_hash_free(s->teid);
+	upf_teid_fini(&s->teid);
 	rte_hash_free(s->ue);
 	if (s->wk != NULL) {
 		for (w = 0; w < s->p.n_workers; w++) {
@@ -709,6 +732,7 @@ upf_store_create(const struct upf_store_params *p, char *err, size_t errlen)
 	struct upf_store *s;
 	struct store_priv *st;
 	unsigned int seq;
+	struct rte_hash *h;
 	uint32_t keys, isz;
 
 	if (p == NULL || p->max_sessions == 0 || p->max_sessions > STORE_MAX_SESSIONS) {
@@ -741,9 +765,14 @@ upf_store_create(const struct upf_store_params *p, char *err, size_t errlen)
 	/* Key tables fill their buckets' power of 2 (rte_hash's rings take
 	 * the next power of 2 above entries + 1). */
 	keys = rte_align32pow2(RTE_MAX(p->max_sessions * STORE_KEYS_PER_SESSION, 64u)) - 2;
-	s->teid = key_table("t", seq, keys, sizeof(uint32_t), p->socket, p->qsv, err, errlen);
-	if (s->teid == NULL)
+	h = key_table("t", seq, keys, sizeof(uint32_t), p->socket, p->qsv, err, errlen);
+	if (h == NULL)
 		goto fail;
+	if (upf_teid_init(&s->teid, h, keys + 2, p->socket, err, errlen) != 0) {
+		rte_hash_free(h);
+		goto fail;
+	}
+	st->fixed_bytes += upf_teid_dir_bytes(&s->teid);
 	s->ue = key_table("u", seq, keys, sizeof(struct upf_ue_key), p->socket, p->qsv, err,
 			  errlen);
 	if (s->ue == NULL)
@@ -1258,9 +1287,9 @@ undo_keys(struct store_priv *st, const struct sess_obj *o, const struct put_undo
 	/* Overwriting the data of an existing key allocates nothing: it cannot fail. */
 	for (i = 0; i < u->n_teid; i++)
 		if (u->teid_was_old[i])
-			rte_hash_add_key_data(s->teid, &o->teid[i], old);
+			teid_add(st, o->teid[i], old);
 		else
-			key_del(st, s->teid, &o->teid[i]);
+			teid_del(st, o->teid[i]);
 	for (i = 0; i < u->n_ue; i++)
 		if (u->ue_was_old[i])
 			rte_hash_add_key_data(s->ue, &o->ue[i], old);
@@ -1310,7 +1339,8 @@ upf_store_put(struct upf_store *s, const struct upf_sess_conf *c, char *err, siz
 		void *d;
 
 		u.teid_was_old[i] = false;
-		if (rte_hash_lookup_data(s->teid, &o->teid[i], &d) < 0)
+		d = upf_teid_find(&s->teid, o->teid[i]);
+		if (d == NULL)
 			continue;
 		if (d != old) {
 			seterr(err, errlen, "TEID 0x%08x is held by session 0x%" PRIx64, o->teid[i],
@@ -1426,7 +1456,7 @@ upf_store_put(struct upf_store *s, const struct upf_sess_conf *c, char *err, siz
 	u.n_teid = 0;
 	u.n_ue = 0;
 	for (i = 0; i < o->n_teid; i++) {
-		ret = key_add(st, s->teid, &o->teid[i], o);
+		ret = teid_add(st, o->teid[i], o);
 		if (ret < 0) {
 			seterr(err, errlen, "session 0x%" PRIx64 ": TEID 0x%08x: table full (%s)",
 			       c->up_seid, o->teid[i], strerror(-ret));
@@ -1453,7 +1483,7 @@ upf_store_put(struct upf_store *s, const struct upf_sess_conf *c, char *err, siz
 			for (j = 0; j < o->n_teid && o->teid[j] != old->teid[i]; j++)
 				;
 			if (j == o->n_teid)
-				key_del(st, s->teid, &old->teid[i]);
+				teid_del(st, old->teid[i]);
 		}
 		for (i = 0; i < old->n_ue; i++) {
 			for (j = 0; j < o->n_ue && !same_ue_key(&o->ue[j], &old->ue[i]); j++)
@@ -1528,7 +1558,7 @@ upf_store_del(struct upf_store *s, uint64_t up_seid)
 		return -ENOENT;
 	o = st->ctl[slot].obj;
 	for (i = 0; i < o->n_teid; i++)
-		key_del(st, s->teid, &o->teid[i]);
+		teid_del(st, o->teid[i]);
 	for (i = 0; i < o->n_ue; i++)
 		key_del(st, s->ue, &o->ue[i]);
 	idx_del(st, up_seid, slot);

@@ -474,9 +474,12 @@ counts(void)
 static const struct upf_sess_dp *
 dp_of_teid(uint32_t teid)
 {
+	const void *k = &teid;
 	void *d;
 
-	if (rte_hash_lookup_data(st->teid, &teid, &d) < 0)
+	/* As a worker looks it up. */
+	upf_teid_lookup_bulk(&st->teid, &k, 1, &d);
+	if (d == NULL)
 		fail_msg("TEID 0x%x is in no session", teid);
 	return d;
 }
@@ -953,6 +956,8 @@ test_establish_choose(void **state)
 	/* Same CHOOSE ID, same TEID; without one, another. */
 	assert_int_equal(teid[0], teid[1]);
 	assert_int_not_equal(teid[0], teid[2]);
+	/* Chosen from the range the TEID table indexes directly. */
+	assert_true(upf_teid_is_direct(teid[0]) && upf_teid_is_direct(teid[2]));
 	assert_int_equal(dp_of_teid(teid[0])->up_seid, up);
 	assert_int_equal(dp_of_teid(teid[2])->up_seid, up);
 

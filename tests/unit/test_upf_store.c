@@ -8,7 +8,8 @@
  * in the middle of a put (all or nothing: the old state stays), deletion,
  * slot exhaustion, URR usage across slot reuse (the test writes the
  * workers' counters itself), counts, the rings, and the RCU grace period
- * before a slot is reused.
+ * before a slot is reused. Last, the TEID table (upf_teid.h) against a
+ * naive model, full, and under the store with chosen and given TEIDs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -180,10 +181,11 @@ mk(uint32_t sessions, uint32_t urrs, uint32_t qers, unsigned int workers, struct
 static const struct upf_sess_dp *
 by_teid(const struct upf_store *s, uint32_t teid)
 {
+	const void *k = &teid;
 	void *d;
 
-	if (rte_hash_lookup_data(s->teid, &teid, &d) < 0)
-		return NULL;
+	/* As a worker looks it up. */
+	upf_teid_lookup_bulk(&s->teid, &k, 1, &d);
 	return d;
 }
 
@@ -227,7 +229,7 @@ assert_empty(const struct upf_store *s)
 	upf_store_counts(s, &c);
 	assert_int_equal(c.sessions, 0);
 	assert_int_equal(c.pdrs + c.fars + c.qers + c.urrs, 0);
-	assert_int_equal(rte_hash_count(s->teid), 0);
+	assert_int_equal(upf_teid_count(&s->teid), 0);
 	assert_int_equal(rte_hash_count(s->ue), 0);
 }
 
@@ -469,7 +471,7 @@ test_compile(void **state)
 		assert_true(rte_hash_lookup_data(s->ue, &k, &x) >= 0);
 		assert_ptr_equal(x, d);
 	}
-	assert_int_equal(rte_hash_count(s->teid), 1);
+	assert_int_equal(upf_teid_count(&s->teid), 1);
 	assert_int_equal(rte_hash_count(s->ue), 2);
 
 	for (i = 0; i < UPF_DROP_COUNT; i++)
@@ -610,7 +612,7 @@ test_shared_keys(void **state)
 	add_ul(&b, 3, 10, 0x100, 1)->n_sdf = 1;
 	add_dl(&b, 4, 10, 0x0a2d0001, 0, 2)->n_sdf = 1;
 	assert_int_equal(put(s, &b), 0);
-	assert_int_equal(rte_hash_count(s->teid), 1);
+	assert_int_equal(upf_teid_count(&s->teid), 1);
 	assert_int_equal(rte_hash_count(s->ue), 1);
 	/* Each direction's first by precedence: uplink 3, 1; downlink 4, 2. */
 	assert_int_equal(upf_store_get(s, 7)->pdr[0].id, 3);
@@ -657,7 +659,7 @@ test_replace(void **state)
 	assert_null(by_teid(s, 0x100));
 	assert_ptr_equal(by_teid(s, 0x200), d2);
 	assert_ptr_equal(by_ue4(s, 0, 0x0a2d0001), d2);
-	assert_int_equal(rte_hash_count(s->teid), 1);
+	assert_int_equal(upf_teid_count(&s->teid), 1);
 	assert_int_equal(rte_hash_count(s->ue), 1);
 
 	assert_int_equal(d2->qer[0].meter, q1[0].meter);
@@ -685,7 +687,7 @@ test_replace(void **state)
 	set_ue4(&b.pdr[0].ue4, 0x0a2d0002);
 	assert_int_equal(put(s, &b), 0);
 	d3 = upf_store_get(s, 7);
-	assert_int_equal(rte_hash_count(s->teid), 0);
+	assert_int_equal(upf_teid_count(&s->teid), 0);
 	assert_ptr_equal(by_ue4(s, 0, 0x0a2d0001), d3);
 	assert_ptr_equal(by_ue4(s, 0, 0x0a2d0002), d3);
 
@@ -767,7 +769,7 @@ test_table_full_rollback(void **state)
 		add_ul(&b, (uint16_t)i, i, 101 + i, 1);
 	assert_int_equal(put(s, &b), 0);
 	d2 = upf_store_get(s, 2);
-	assert_int_equal(rte_hash_count(s->teid), 60);
+	assert_int_equal(upf_teid_count(&s->teid), 60);
 	upf_store_counts(s, &c0);
 
 	/* Session 1 keeps TEIDs 1..16 and asks for 16 new ones: 2 fit. */
@@ -784,7 +786,7 @@ test_table_full_rollback(void **state)
 		assert_ptr_equal(by_teid(s, 1 + i), d1);
 		assert_null(by_teid(s, 201 + i));
 	}
-	assert_int_equal(rte_hash_count(s->teid), 60);
+	assert_int_equal(upf_teid_count(&s->teid), 60);
 	upf_store_counts(s, &c1);
 	same_counts(&c0, &c1);
 
@@ -801,7 +803,7 @@ test_table_full_rollback(void **state)
 	for (i = 0; i < UPF_MAX_PDR; i++)
 		add_ul(&b, (uint16_t)i, i, i < 16 ? 1 + i : 201 + i, 1);
 	assert_int_equal(put(s, &b), 0);
-	assert_int_equal(rte_hash_count(s->teid), 32);
+	assert_int_equal(upf_teid_count(&s->teid), 32);
 	assert_ptr_equal(by_teid(s, 1), upf_store_get(s, 1));
 	assert_ptr_equal(by_teid(s, 201 + 31), upf_store_get(s, 1));
 	assert_null(by_teid(s, 32));
@@ -1083,6 +1085,302 @@ test_rcu_grace(void **state)
 	rte_free(v);
 }
 
+/* ---- the TEID table on its own, against a naive model ---- */
+
+#define TM_MAX 1500 /* TEIDs held at most */
+#define TM_DEAD 256 /* Deleted TEIDs remembered, to check they miss */
+#define TM_BATCH 100 /* More than one bulk of 64: both loops of the lookup */
+
+/* The table never reads an object: any distinct non-NULL value will do. */
+static void *
+fake_obj(uint32_t k, bool high)
+{
+	uint64_t p = 0x10000 + (uint64_t)k * 64;
+
+	return (void *)(uintptr_t)(high ? p | UINT64_C(1) << UPF_TEID_PTR_BITS : p);
+}
+
+static struct rte_hash *
+teid_hash(uint32_t entries)
+{
+	static unsigned int seq;
+	char name[RTE_HASH_NAMESIZE];
+	struct rte_hash_parameters hp = {
+		.name = name,
+		.entries = entries,
+		.key_len = sizeof(uint32_t),
+		.socket_id = SOCKET_ID_ANY,
+		/* As the store's: a deleted key's slot is freed by its owner. */
+		.extra_flag =
+			RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF | RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
+	};
+	struct rte_hash *h;
+
+	snprintf(name, sizeof(name), "ut_teid%u", seq++);
+	h = rte_hash_create(&hp);
+	assert_non_null(h);
+	return h;
+}
+
+struct teid_model {
+	uint32_t teid[TM_MAX];
+	void *obj[TM_MAX];
+	unsigned int n;
+	uint32_t dead[TM_DEAD];
+	unsigned int n_dead, dead_at;
+};
+
+static int
+tm_find(const struct teid_model *m, uint32_t teid)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->teid[i] == teid)
+			return (int)i;
+	return -1;
+}
+
+static void
+tm_forget_dead(struct teid_model *m, uint32_t teid)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->n_dead; i++)
+		if (m->dead[i] == teid)
+			m->dead[i] = m->dead[--m->n_dead];
+	m->dead_at = m->n_dead < TM_DEAD ? m->n_dead : m->dead_at;
+}
+
+static void
+tm_add(struct upf_teid_tab *t, struct teid_model *m, uint32_t teid, void *obj)
+{
+	int i = tm_find(m, teid);
+
+	assert_int_equal(upf_teid_add(t, teid, obj), 0);
+	if (i < 0) {
+		i = (int)m->n++;
+		m->teid[i] = teid;
+		tm_forget_dead(m, teid);
+	}
+	m->obj[i] = obj;
+}
+
+static void
+tm_del(struct upf_teid_tab *t, struct teid_model *m, unsigned int i)
+{
+	const uint32_t teid = m->teid[i];
+	int32_t pos = upf_teid_del(t, teid);
+
+	if (pos >= 0)
+		assert_int_equal(rte_hash_free_key_with_position(t->h, pos), 0);
+	m->teid[i] = m->teid[--m->n];
+	m->obj[i] = m->obj[m->n];
+	m->dead[m->dead_at] = teid;
+	m->dead_at = (m->dead_at + 1) % TM_DEAD;
+	if (m->n_dead < TM_DEAD)
+		m->n_dead++;
+}
+
+/* Every TEID held answers its object, one by one and in bulk; every dead one misses. */
+static void
+tm_check(const struct upf_teid_tab *t, const struct teid_model *m)
+{
+	uint32_t key[TM_BATCH];
+	const void *k[TM_BATCH];
+	void *want[TM_BATCH], *got[TM_BATCH];
+	unsigned int i, j, n = 0;
+
+	assert_int_equal(upf_teid_count(t), m->n);
+	for (i = 0; i < m->n + m->n_dead; i++) {
+		key[n] = i < m->n ? m->teid[i] : m->dead[i - m->n];
+		want[n] = i < m->n ? m->obj[i] : NULL;
+		assert_ptr_equal(upf_teid_find(t, key[n]), want[n]);
+		k[n] = &key[n];
+		if (++n < TM_BATCH && i + 1 < m->n + m->n_dead)
+			continue;
+		upf_teid_lookup_bulk(t, k, n, got);
+		for (j = 0; j < n; j++)
+			if (got[j] != want[j])
+				fail_msg("TEID 0x%08x: bulk lookup %p, model %p", key[j], got[j],
+					 want[j]);
+		n = 0;
+	}
+}
+
+static uint32_t
+xs32(uint32_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+static void
+test_teid_model(void **state)
+{
+	static struct teid_model m;
+	struct upf_teid_tab t;
+	uint32_t rng = 0x5eed1234, k = 1;
+	unsigned int step, n_direct_alloc = 0, n_hashed = 0;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	assert_int_equal(upf_teid_init(&t, teid_hash(2048), 1000, SOCKET_ID_ANY, err, sizeof(err)),
+			 0);
+	assert_int_equal(t.bits, UPF_TEID_MIN_BITS);
+	for (step = 0; step < 20000; step++) {
+		const uint32_t r = xs32(&rng) % 100;
+		const uint32_t gmask = (UINT32_C(1) << (30 - t.bits)) - 1;
+		uint32_t teid;
+
+		if (m.n >= TM_MAX - 2 || (r >= 70 && m.n > 0)) {
+			tm_del(&t, &m, xs32(&rng) % m.n);
+		} else if (r < 35) {
+			/* CHOOSE: a free direct TEID, a different one each call. */
+			const uint32_t a = upf_teid_alloc(&t), b = upf_teid_alloc(&t);
+
+			assert_true(upf_teid_is_direct(a) && upf_teid_is_direct(b));
+			assert_int_not_equal(a, b);
+			assert_null(upf_teid_find(&t, a));
+			assert_int_equal(tm_find(&m, a), -1);
+			tm_add(&t, &m, a, fake_obj(k++, false));
+			n_direct_alloc++;
+		} else if (r < 50 && m.n > 0) {
+			/* The CP assigns a direct-range TEID: a held one's slot (hash) or any. */
+			teid = m.teid[xs32(&rng) % m.n];
+			if (!upf_teid_is_direct(teid) || r < 40)
+				teid = UPF_TEID_DIRECT | (xs32(&rng) & t.mask);
+			teid |= ((upf_teid_gen(&t, teid) + 1 + xs32(&rng) % 4) & gmask) << t.bits;
+			if (tm_find(&m, teid) < 0)
+				tm_add(&t, &m, teid, fake_obj(k++, false));
+		} else if (r < 58) {
+			/* Outside the direct range, or an object above 2^48: the hash. */
+			teid = xs32(&rng);
+			if (upf_teid_is_direct(teid) && r < 56)
+				teid ^= UPF_TEID_DIRECT_MASK;
+			if (teid != 0 && tm_find(&m, teid) < 0) {
+				tm_add(&t, &m, teid, fake_obj(k++, r >= 56));
+				n_hashed++;
+			}
+		} else if (m.n > 0) {
+			/* Repoint, now and then at an object the entry cannot name. */
+			const unsigned int i = xs32(&rng) % m.n;
+
+			tm_add(&t, &m, m.teid[i], fake_obj(k++, r == 69));
+		}
+		if (step % 8 == 0)
+			tm_check(&t, &m);
+	}
+	tm_check(&t, &m);
+	/* The run went where it should: both halves used. */
+	assert_true(n_direct_alloc > 1000 && n_hashed > 100);
+	assert_true(t.n_dir > 0 && rte_hash_count(t.h) > 0);
+	while (m.n > 0)
+		tm_del(&t, &m, 0);
+	tm_check(&t, &m);
+	assert_int_equal(t.n_dir, 0);
+	upf_teid_fini(&t);
+}
+
+/* Every slot taken: no TEID to choose, and none the CP holds handed out. */
+static void
+test_teid_full(void **state)
+{
+	static uint32_t held[1u << UPF_TEID_MIN_BITS];
+	struct upf_teid_tab t;
+	uint32_t a, b, c, i, n;
+	int32_t pos;
+
+	(void)state;
+	assert_int_equal(upf_teid_init(&t, teid_hash(64), 10, SOCKET_ID_ANY, err, sizeof(err)), 0);
+	n = t.mask + 1;
+	assert_int_equal(n, RTE_DIM(held));
+	for (i = 0; i < n; i++) {
+		held[i] = upf_teid_alloc(&t);
+		assert_int_equal(held[i] & t.mask, i); /* Round from slot 0. */
+		assert_int_equal(upf_teid_add(&t, held[i], fake_obj(i + 1, false)), 0);
+	}
+	assert_int_equal(t.n_dir, n);
+	assert_int_equal(rte_hash_count(t.h), 0);
+	assert_int_equal(upf_teid_alloc(&t), 0);
+
+	/* b: the TEID slot 5 gives next, assigned by the CP while a has the slot. */
+	a = held[5];
+	b = UPF_TEID_DIRECT | (uint32_t)(upf_teid_gen(&t, a) + 1) << t.bits | 5;
+	assert_int_equal(upf_teid_add(&t, b, fake_obj(n + 1, false)), 0);
+	assert_int_equal(rte_hash_count(t.h), 1);
+	assert_int_equal(upf_teid_del(&t, a), -1);
+	assert_null(upf_teid_find(&t, a));
+	assert_ptr_equal(upf_teid_find(&t, b), fake_obj(n + 1, false));
+	assert_int_equal(upf_teid_alloc(&t), 0);
+
+	/* b goes: slot 5 gives neither a nor b, but the generation after. */
+	pos = upf_teid_del(&t, b);
+	assert_true(pos >= 0);
+	assert_int_equal(rte_hash_free_key_with_position(t.h, pos), 0);
+	c = upf_teid_alloc(&t);
+	assert_int_equal(c & t.mask, 5);
+	assert_int_equal(upf_teid_gen(&t, c), upf_teid_gen(&t, b) + 1);
+	assert_int_equal(upf_teid_add(&t, c, fake_obj(n + 2, false)), 0);
+	assert_null(upf_teid_find(&t, a));
+	assert_null(upf_teid_find(&t, b));
+	assert_int_equal(upf_teid_count(&t), n);
+	assert_int_equal(upf_teid_del(&t, b), -1); /* Not held: nothing. */
+	assert_int_equal(upf_teid_count(&t), n);
+	upf_teid_fini(&t);
+}
+
+/* Sessions on chosen TEIDs (direct) and given ones (hash) through the store. */
+static void
+test_chosen_teid(void **state)
+{
+	struct upf_store *s = mk(16, 16, 16, 1, NULL);
+	struct upf_store_counts c0, c1;
+	uint32_t t1, t2, t3;
+	struct sb b;
+
+	(void)state;
+	t1 = upf_teid_alloc(&s->teid);
+	assert_true(upf_teid_is_direct(t1));
+	sb_simple(&b, 1, t1, 0x0a2d0001);
+	assert_int_equal(put(s, &b), 0);
+	sb_simple(&b, 2, 0x100, 0x0a2d0002);
+	assert_int_equal(put(s, &b), 0);
+	assert_ptr_equal(by_teid(s, t1), upf_store_get(s, 1));
+	assert_ptr_equal(by_teid(s, 0x100), upf_store_get(s, 2));
+	assert_int_equal(s->teid.n_dir, 1);
+	assert_int_equal(rte_hash_count(s->teid.h), 1);
+
+	/* Modified onto a new chosen TEID: the old one misses and is not chosen again. */
+	t2 = upf_teid_alloc(&s->teid);
+	assert_int_not_equal(t2, t1);
+	sb_simple(&b, 1, t2, 0x0a2d0001);
+	assert_int_equal(put(s, &b), 0);
+	assert_null(by_teid(s, t1));
+	assert_ptr_equal(by_teid(s, t2), upf_store_get(s, 1));
+	t3 = upf_teid_alloc(&s->teid);
+	assert_int_not_equal(t3, t1);
+	assert_int_not_equal(t3, t2);
+
+	/* A chosen TEID another session holds: refused, nothing changed. */
+	upf_store_counts(s, &c0);
+	sb_simple(&b, 3, t2, 0x0a2d0003);
+	assert_int_not_equal(put(s, &b), 0);
+	assert_err_has("TEID", NULL);
+	upf_store_counts(s, &c1);
+	same_counts(&c0, &c1);
+	assert_ptr_equal(by_teid(s, t2), upf_store_get(s, 1));
+
+	assert_int_equal(upf_store_del(s, 1), 0);
+	assert_int_equal(upf_store_del(s, 2), 0);
+	assert_null(by_teid(s, t2));
+	assert_null(by_teid(s, 0x100));
+	assert_empty(s);
+	upf_store_free(s);
+}
+
 static int
 setup(void **state)
 {
@@ -1139,6 +1437,8 @@ main(void)
 		cmocka_unit_test(test_conflict),         cmocka_unit_test(test_table_full_rollback),
 		cmocka_unit_test(test_enospc),           cmocka_unit_test(test_usage_and_reuse),
 		cmocka_unit_test(test_counts_and_rings), cmocka_unit_test(test_rcu_grace),
+		cmocka_unit_test(test_teid_model),       cmocka_unit_test(test_teid_full),
+		cmocka_unit_test(test_chosen_teid),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
