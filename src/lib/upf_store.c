@@ -3,10 +3,11 @@
  * The UPF session store (include/lib/upf.h): compiles a session's control
  * form into one immutable datapath object and publishes it in two tables
  * that workers read without locks (TEID -> session: lib/upf_teid.h, a
- * direct array beside an rte_hash; UE address -> session: an rte_hash). The control thread is the only writer. A modification builds a
- * new object, points every key of the session at it (an update of an
- * existing key's data is one atomic store for lock-free readers), removes
- * the keys it no longer has, and retires the old object; deleted keys and
+ * direct array beside an rte_hash; UE address -> session: an rte_hash).
+ * The control thread is the only writer. A modification builds a new
+ * object, points every key of the session at it (an update of an existing
+ * key's data is one atomic store for lock-free readers), removes the keys
+ * it no longer has, and retires the old object; deleted keys and
  * retired objects are reclaimed after an RCU grace period of the workers'
  * QSBR variable: key slots by rte_hash's own defer queue
  * (rte_hash_rcu_qsbr_add), objects and the rule slots they free by ours
