@@ -247,15 +247,23 @@ struct lf_flow_conf {
 /** [network_instance NAME]: a DNN / APN and the UE pools routed to it. */
 #define LF_UPF_MAX_NI 16
 #define LF_UPF_MAX_POOLS 8
+struct lf_upf_prefix {
+	uint8_t af;
+	uint8_t plen;
+	uint8_t a[16]; /**< Network order; host bits zero. */
+};
 struct lf_upf_ni_conf {
 	char name[64]; /**< The Network Instance IE's text (e.g. "internet"). */
 	char section[96];
 	unsigned int n_pools;
-	struct {
-		uint8_t af;
-		uint8_t plen;
-		uint8_t a[16]; /**< Network order; host bits zero. */
-	} pool[LF_UPF_MAX_POOLS];
+	struct lf_upf_prefix pool[LF_UPF_MAX_POOLS]; /**< ue_pool: routed to the downlink. */
+	/**
+	 * ue_alloc: what the UP hands out on UE IP Address CHOOSE (CHV4 /
+	 * CHV6), each inside one of pool[]: IPv4 /8 to /32, IPv6 /32 to /64
+	 * (in /64s).
+	 */
+	unsigned int n_alloc;
+	struct lf_upf_prefix alloc[LF_UPF_MAX_POOLS];
 };
 
 /**

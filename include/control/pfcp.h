@@ -195,6 +195,7 @@ enum pfcp_node_id_type {
 #define PFCP_UPF_PDIU 0x0200
 #define PFCP_UPF_UDBC 0x0400
 #define PFCP_UPF_QUOAC 0x0800
+#define PFCP_UPF_UEIP 0x040000 /**< Octet 7 bit 3: UE IP address allocation by the UP. */
 
 /** Report Type (8.2.21). */
 #define PFCP_REPORT_DLDR 0x01
@@ -279,9 +280,11 @@ struct pfcp_fseid {
  * IE and the rule, never dropped silently: SDF filters with an SPI or a flow
  * label, Flow Descriptions other than "permit out PROTO from A [P] to B [P]"
  * (one port or a range a-b; no lists, negation or options), Application ID,
- * Ethernet Packet Filter, Traffic Endpoint ID, predefined rules, UE IP
- * allocation by the UP (CHV4/CHV6), outer header removal other than
- * GTP-U/UDP/IP, several QFIs in one PDI.
+ * Ethernet Packet Filter, Traffic Endpoint ID, predefined rules, IPv6
+ * prefix delegation (IPv6D) and lengths other than /64 (IP6PL), outer
+ * header removal other than GTP-U/UDP/IP, several QFIs in one PDI. With
+ * CHV4 / CHV6 (c.ue_choose) the UE address of that family is absent: the
+ * agent allocates it.
  */
 struct pfcp_pdr {
 	struct upf_pdr_conf c;
@@ -499,8 +502,9 @@ void pfcp_w_usage_report(struct pfcp_w *w, uint16_t type, const struct pfcp_usag
 /** A Created PDR: the F-TEID the UP chose. */
 struct pfcp_created_pdr {
 	uint16_t pdr_id;
-	uint32_t teid;
-	struct upf_ip v4, v6; /**< af 0: absent. */
+	uint32_t teid; /**< The chosen local F-TEID; 0: none (no F-TEID IE). */
+	struct upf_ip v4, v6; /**< Its addresses; af 0: absent. */
+	struct upf_ip ue4, ue6; /**< Chosen UE address / /64; af 0: absent. */
 };
 
 /** What a Session Establishment / Modification / Deletion Response carries. */

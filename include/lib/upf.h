@@ -98,6 +98,12 @@ struct upf_pdr_conf {
 	bool has_choose_id;
 	uint8_t choose_id; /**< Same CHOOSE ID in one request: same TEID. */
 	struct upf_ip ue4, ue6; /**< UE IP address (af 0: none). */
+	/**
+	 * UE IP Address CHOOSE (CHV4 / CHV6) as the request asked it
+	 * (UPF_UE_CHOOSE_*), and which of ue4 / ue6 the UP allocated
+	 * (kept, so that a later CHOOSE in the session gets the same one).
+	 */
+	uint8_t ue_choose, ue_chosen;
 	bool has_qfi;
 	uint8_t qfi;
 	uint8_t n_sdf;
@@ -110,6 +116,9 @@ struct upf_pdr_conf {
 	uint8_t n_urr;
 	uint32_t urr_id[UPF_MAX_PDR_URR];
 };
+
+#define UPF_UE_CHOOSE4 0x01
+#define UPF_UE_CHOOSE6 0x02
 
 /** FAR Apply Action bits (TS 29.244 8.2.26, octet 5). */
 #define UPF_FAR_DROP 0x01

@@ -448,6 +448,9 @@ static const struct key_def ni_keys[] = {
 	K_SPECIAL("ue_pool",
 		  "UE prefixes routed to this network instance, e.g. "
 		  "'10.45.0.0/16, fd00:45::/48'"),
+	K_SPECIAL("ue_alloc",
+		  "prefixes inside ue_pool that the UP hands out on UE IP Address CHOOSE, "
+		  "e.g. '10.45.128.0/17, fd00:45:8000::/49'"),
 };
 
 static const struct key_def port_keys[] = {
@@ -1156,11 +1159,52 @@ valid_dnn(const char *s)
 	return true;
 }
 
+/* Whether prefix pfx/plen holds address a (both network order). */
+static bool
+prefix_covers(const uint8_t *pfx, unsigned int plen, const uint8_t *a)
+{
+	const unsigned int full = plen / 8, rest = plen % 8;
+
+	if (memcmp(pfx, a, full) != 0)
+		return false;
+	return rest == 0 || ((pfx[full] ^ a[full]) & (uint8_t)(0xff << (8 - rest))) == 0;
+}
+
+/* A list of prefixes "a/len, a/len" (ue_pool, ue_alloc) into out[*n]. */
+static int
+prefix_list(struct ctx *c, const char *key, const char *val, struct lf_upf_prefix *out,
+	    unsigned int *n)
+{
+	char list[LF_PATH_LEN];
+	char *tok, *save = NULL;
+	int ret;
+
+	if (strlcpy(list, val, sizeof(list)) >= sizeof(list))
+		return key_fail(c, key, val, "longer than %zu characters", sizeof(list) - 1);
+	for (tok = strtok_r(list, ", \t", &save); tok != NULL;
+	     tok = strtok_r(NULL, ", \t", &save)) {
+		if (*n == LF_UPF_MAX_POOLS)
+			return key_fail(c, key, val, "more than %u prefixes", LF_UPF_MAX_POOLS);
+		ret = parse_prefix(tok, &out[*n].af, &out[*n].plen, out[*n].a);
+		if (ret == -ERANGE)
+			return key_fail(c, key, val,
+					"'%s' has host bits set past the prefix length", tok);
+		if (ret != 0)
+			return key_fail(c, key, val,
+					"'%s' is not a prefix; expected e.g. 10.45.0.0/16 or "
+					"fd00:45::/48",
+					tok);
+		(*n)++;
+	}
+	return 0;
+}
+
 static int
 load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfile_entry *e, int n)
 {
 	struct lf_upf_ni_conf *ni;
-	unsigned int i;
+	const char *alloc_val = NULL;
+	unsigned int i, j;
 	int k, ret;
 
 	if (!cfg->upf.enabled)
@@ -1179,8 +1223,7 @@ load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfil
 	strlcpy(ni->section, c->section, sizeof(ni->section));
 	for (k = 0; k < n; k++) {
 		const char *key = e[k].name, *val = e[k].value;
-		char list[LF_PATH_LEN];
-		char *tok, *save = NULL;
+		const bool alloc = strcmp(key, "ue_alloc") == 0;
 
 		ret = set_key(c, ni_keys, RTE_DIM(ni_keys), ni, key, val);
 		if (ret <= 0) {
@@ -1188,27 +1231,33 @@ load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfil
 				return ret;
 			continue;
 		}
-		if (strlcpy(list, val, sizeof(list)) >= sizeof(list))
-			return key_fail(c, key, val, "longer than %zu characters",
-					sizeof(list) - 1);
-		for (tok = strtok_r(list, ", \t", &save); tok != NULL;
-		     tok = strtok_r(NULL, ", \t", &save)) {
-			if (ni->n_pools == LF_UPF_MAX_POOLS)
-				return key_fail(c, key, val, "more than %u prefixes",
-						LF_UPF_MAX_POOLS);
-			ret = parse_prefix(tok, &ni->pool[ni->n_pools].af,
-					   &ni->pool[ni->n_pools].plen, ni->pool[ni->n_pools].a);
-			if (ret == -ERANGE)
-				return key_fail(c, key, val,
-						"'%s' has host bits set past the prefix length",
-						tok);
-			if (ret != 0)
-				return key_fail(c, key, val,
-						"'%s' is not a prefix; expected e.g. 10.45.0.0/16 or "
-						"fd00:45::/48",
-						tok);
-			ni->n_pools++;
-		}
+		ret = prefix_list(c, key, val, alloc ? ni->alloc : ni->pool,
+				  alloc ? &ni->n_alloc : &ni->n_pools);
+		if (ret != 0)
+			return ret;
+		if (alloc)
+			alloc_val = val;
+	}
+	/* What the UP hands out must be routed to this instance's downlink. */
+	for (i = 0; i < ni->n_alloc; i++) {
+		const struct lf_upf_prefix *x = &ni->alloc[i];
+		char a[INET6_ADDRSTRLEN];
+
+		inet_ntop(x->af == 4 ? AF_INET : AF_INET6, x->a, a, sizeof(a));
+		if (x->af == 4 ? x->plen < 8 : x->plen < 32 || x->plen > 64)
+			return key_fail(c, "ue_alloc", alloc_val,
+					"'%s/%u': the UP allocates from IPv4 /8 to /32 and "
+					"IPv6 /32 to /64 (in /64s)",
+					a, x->plen);
+		for (j = 0; j < ni->n_pools; j++)
+			if (ni->pool[j].af == x->af && ni->pool[j].plen <= x->plen &&
+			    prefix_covers(ni->pool[j].a, ni->pool[j].plen, x->a))
+				break;
+		if (j == ni->n_pools)
+			return key_fail(c, "ue_alloc", alloc_val,
+					"'%s/%u' is not inside any ue_pool prefix of this "
+					"network instance",
+					a, x->plen);
 	}
 	return 0;
 }
@@ -2059,11 +2108,26 @@ yesno(bool b)
 	return b ? "yes" : "no";
 }
 
+/* "key = a/len, a/len" of a prefix list. */
+static void
+prefixes_dump(FILE *f, const char *key, const struct lf_upf_prefix *p, unsigned int n)
+{
+	char a[INET6_ADDRSTRLEN];
+	unsigned int k;
+
+	fprintf(f, "%s =", key);
+	for (k = 0; k < n; k++)
+		fprintf(f, "%s %s/%u", k ? "," : "",
+			inet_ntop(p[k].af == 4 ? AF_INET : AF_INET6, p[k].a, a, sizeof(a)),
+			p[k].plen);
+	fprintf(f, "\n");
+}
+
 static void
 upf_dump(const struct lf_upf_conf *u, FILE *f)
 {
 	char a[INET6_ADDRSTRLEN];
-	unsigned int i, k;
+	unsigned int i;
 
 	fprintf(f, "\n[upf]\n");
 	if (u->has_n3_ipv4)
@@ -2077,13 +2141,10 @@ upf_dump(const struct lf_upf_conf *u, FILE *f)
 		u->pfcp_addr, u->pfcp_port, u->node_id, u->max_sessions, u->buffer_packets,
 		u->err_ind_pps, u->urrs_per_session, u->qers_per_session, u->heartbeat_s);
 	for (i = 0; i < u->n_ni; i++) {
-		fprintf(f, "\n[network_instance %s]\nue_pool =", u->ni[i].name);
-		for (k = 0; k < u->ni[i].n_pools; k++)
-			fprintf(f, "%s %s/%u", k ? "," : "",
-				inet_ntop(u->ni[i].pool[k].af == 4 ? AF_INET : AF_INET6,
-					  u->ni[i].pool[k].a, a, sizeof(a)),
-				u->ni[i].pool[k].plen);
-		fprintf(f, "\n");
+		fprintf(f, "\n[network_instance %s]\n", u->ni[i].name);
+		prefixes_dump(f, "ue_pool", u->ni[i].pool, u->ni[i].n_pools);
+		if (u->ni[i].n_alloc != 0)
+			prefixes_dump(f, "ue_alloc", u->ni[i].alloc, u->ni[i].n_alloc);
 	}
 }
 

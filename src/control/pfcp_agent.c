@@ -51,6 +51,7 @@
 #include "pfcp.h"
 #include "pfcp_agent.h"
 #include "upf.h"
+#include "upf_uepool.h"
 
 #define PA_NONE UINT32_MAX
 #define PA_POLL_MS 1 /* Idle wait: bounds the timer and ring-drain latency. */
@@ -229,6 +230,7 @@ struct pa_counters {
 	uint64_t ctrl_orphans; /* Handed over for a session that no longer exists. */
 	uint64_t discard_lost; /* Freed here: worker 0's ring was full (not counted as drops). */
 	uint64_t teids_chosen;
+	uint64_t ue_ips_chosen; /* Addresses (IPv4) and /64s (IPv6) handed out. */
 	uint64_t scans;
 };
 
@@ -245,6 +247,8 @@ struct pa_agent {
 	struct pfcp_node_id node_id;
 	struct pfcp_fseid up_fseid_addr; /* Our N4 address for the UP F-SEIDs. */
 	uint64_t up_features;
+	/* UE IP Address CHOOSE: [network instance][0: IPv4, 1: IPv6]. */
+	struct upf_uepool uepool[LF_UPF_MAX_NI][2];
 
 	/* Sessions, by index: up_seid = gen << 32 | (idx + 1). */
 	uint32_t max_sess;
@@ -1750,6 +1754,8 @@ pdr_set_pdi(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pfc
 	dst->choose_id = c->choose_id;
 	dst->ue4 = c->ue4;
 	dst->ue6 = c->ue6;
+	dst->ue_choose = c->ue_choose;
+	dst->ue_chosen = 0;
 	dst->has_qfi = c->has_qfi;
 	dst->qfi = c->qfi;
 	dst->n_sdf = c->n_sdf;
@@ -2253,10 +2259,143 @@ choose_teids(struct pa_agent *a, struct pa_work *w, struct pfcp_created_pdr *out
 		}
 		p->has_fteid = true;
 		o = &out[(*n_out)++];
+		memset(o, 0, sizeof(*o));
 		o->pdr_id = p->id;
 		o->teid = p->teid;
 		o->v4 = p->fteid4;
 		o->v6 = p->fteid6;
+	}
+	return 0;
+}
+
+/* The Created PDR of PDR id in out[*n], added if it is not there yet. */
+static struct pfcp_created_pdr *
+created_of(struct pfcp_created_pdr *out, unsigned int *n, uint16_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < *n; i++)
+		if (out[i].pdr_id == id)
+			return &out[i];
+	memset(&out[*n], 0, sizeof(out[0]));
+	out[*n].pdr_id = id;
+	return &out[(*n)++];
+}
+
+struct ue_taken_ctx {
+	const struct upf_store *st;
+	uint8_t ni, af;
+};
+
+/* Whether a downlink PDR of any session holds the address (the UE table). */
+static bool
+ue_taken(void *arg, const uint8_t addr[16])
+{
+	const struct ue_taken_ctx *t = arg;
+	struct upf_ue_key key;
+
+	memset(&key, 0, sizeof(key));
+	key.ni = t->ni;
+	key.af = t->af;
+	memcpy(key.a, addr, t->af == 4 ? 4 : 8);
+	return rte_hash_lookup(t->st->ue, &key) >= 0;
+}
+
+/* The network instance a PDR's CHOOSE allocates in for family f (0: IPv4). */
+static int
+choose_ni(const struct pa_agent *a, const struct upf_pdr_conf *p, unsigned int f)
+{
+	unsigned int i;
+	int found = -1;
+
+	if (p->ni != UPF_NI_NONE)
+		return p->ni;
+	/* Without a Network Instance IE: the one instance that allocates, if one. */
+	for (i = 0; i < a->uc.n_ni; i++)
+		if (a->uepool[i][f].total != 0) {
+			if (found >= 0)
+				return -1;
+			found = (int)i;
+		}
+	return found;
+}
+
+/*
+ * UE IP address allocation by the UP (CHV4 / CHV6, 29.244 5.21.3): one
+ * address (IPv4) or /64 (IPv6) per family and network instance for the
+ * session, shared by all its PDRs that ask, including PDRs of later
+ * requests; from the instance's ue_alloc prefixes. Each PDR that asked
+ * gets it in its Created PDR.
+ */
+static int
+choose_ue(struct pa_agent *a, struct pa_work *w, struct pfcp_created_pdr *out, unsigned int *n_out,
+	  struct pfcp_err *e)
+{
+	unsigned int i, j, f;
+
+	for (i = 0; i < w->c.n_pdr; i++) {
+		struct upf_pdr_conf *p = &w->pdr[i];
+		const uint8_t want = (uint8_t)(p->ue_choose & ~p->ue_chosen);
+		struct pfcp_created_pdr *o;
+
+		if (want == 0)
+			continue;
+		for (f = 0; f < 2; f++) {
+			const uint8_t bit = f == 0 ? UPF_UE_CHOOSE4 : UPF_UE_CHOOSE6;
+			struct upf_ip *ue = f == 0 ? &p->ue4 : &p->ue6;
+			struct ue_taken_ctx t;
+			uint8_t addr[16];
+			int ni;
+
+			if (!(want & bit))
+				continue;
+			ni = choose_ni(a, p, f);
+			if (ni < 0)
+				return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
+					       PFCP_IE_NETWORK_INSTANCE, PFCP_RULE_NONE, 0,
+					       "PDR %u: CHV%c without a Network Instance, and not "
+					       "one instance allocates",
+					       p->id, f == 0 ? '4' : '6');
+			if (a->uepool[ni][f].total == 0)
+				return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS,
+					       PFCP_RULE_PDR, p->id,
+					       "PDR %u: CHV%c: network instance \"%s\" has no "
+					       "IPv%c ue_alloc",
+					       p->id, f == 0 ? '4' : '6', a->uc.ni[ni].name,
+					       f == 0 ? '4' : '6');
+			p->ni = (uint8_t)ni;
+			/* The session's own, if one of its PDRs has it already. */
+			for (j = 0; j < w->c.n_pdr; j++) {
+				const struct upf_pdr_conf *q = &w->pdr[j];
+
+				if (j != i && (q->ue_chosen & bit) && q->ni == ni)
+					break;
+			}
+			if (j < w->c.n_pdr) {
+				*ue = f == 0 ? w->pdr[j].ue4 : w->pdr[j].ue6;
+			} else {
+				t.st = a->st;
+				t.ni = (uint8_t)ni;
+				t.af = f == 0 ? 4 : 6;
+				if (upf_uepool_alloc(&a->uepool[ni][f], ue_taken, &t, 0, addr) != 0)
+					return pa_fail(e, PFCP_CAUSE_NO_RESOURCES,
+						       PFCP_IE_UE_IP_ADDRESS, PFCP_RULE_NONE, 0,
+						       "PDR %u: CHV%c: every address of \"%s\"'s "
+						       "ue_alloc is in use",
+						       p->id, f == 0 ? '4' : '6',
+						       a->uc.ni[ni].name);
+				memset(ue, 0, sizeof(*ue));
+				ue->af = t.af;
+				memcpy(ue->a, addr, 16);
+				a->n.ue_ips_chosen++;
+			}
+			p->ue_chosen |= bit;
+		}
+		o = created_of(out, n_out, p->id);
+		if (want & UPF_UE_CHOOSE4)
+			o->ue4 = p->ue4;
+		if (want & UPF_UE_CHOOSE6)
+			o->ue6 = p->ue6;
 	}
 	return 0;
 }
@@ -2458,6 +2597,13 @@ on_heartbeat_resp(struct pa_agent *a, const struct pfcp_msg *m)
 		assoc_recovery(a, p->assoc, m->recovery_ts);
 }
 
+/* Octets of UP Function Features to send: through octet 7 once UEIP is set. */
+static unsigned int
+feat_octets(const struct pa_agent *a)
+{
+	return a->up_features > 0xffff ? 3 : 2;
+}
+
 static void
 on_assoc_setup(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *m)
 {
@@ -2507,7 +2653,7 @@ reply:
 	reply_send(a, rq, t,
 		   pfcp_build_assoc_setup_resp(&w, rq->h.seq, &a->node_id, cause, a->recovery_ts,
 					       a->up_features,
-					       cause == PFCP_CAUSE_ACCEPTED ? 2 : 0),
+					       cause == PFCP_CAUSE_ACCEPTED ? feat_octets(a) : 0),
 		   cause);
 }
 
@@ -2527,7 +2673,7 @@ on_assoc_update(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_m
 	pfcp_w_init(&w, t->buf, PA_TX_MAX);
 	reply_send(a, rq, t,
 		   pfcp_build_assoc_update_resp(&w, rq->h.seq, &a->node_id, cause, a->up_features,
-						cause == PFCP_CAUSE_ACCEPTED ? 2 : 0),
+						cause == PFCP_CAUSE_ACCEPTED ? feat_octets(a) : 0),
 		   cause);
 }
 
@@ -2599,7 +2745,8 @@ on_sess_est(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 	w->c.urr = w->urr;
 	w->choose = 0;
 	if (apply_creates(a, w, m, ntp_now(), &e) != 0 || validate(a, w, &e) != 0 ||
-	    choose_teids(a, w, created, &n_created, &e) != 0)
+	    choose_teids(a, w, created, &n_created, &e) != 0 ||
+	    choose_ue(a, w, created, &n_created, &e) != 0)
 		goto reply;
 	s = sess_alloc(a, w);
 	if (s == NULL) {
@@ -2706,7 +2853,8 @@ on_sess_mod(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 	if (apply_removes(a, w, m, ntp, rep, &n_rep, &e) != 0 ||
 	    apply_updates(a, w, m, &release, &far_updated, &e) != 0 ||
 	    apply_creates(a, w, m, ntp, &e) != 0 || validate(a, w, &e) != 0 ||
-	    choose_teids(a, w, created, &n_created, &e) != 0)
+	    choose_teids(a, w, created, &n_created, &e) != 0 ||
+	    choose_ue(a, w, created, &n_created, &e) != 0)
 		goto reply;
 	if ((m->present & PFCP_M_SMREQ_FLAGS) && (m->smreq_flags & PFCP_SMREQ_QAURR)) {
 		for (i = 0; i < w->c.n_urr; i++) {
@@ -3192,6 +3340,7 @@ tel_upf_locked(const struct pa_agent *a, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "quota_exhausted", n->quota_exhausted);
 	rte_tel_data_add_dict_u64(d, "quota_publish_failed", n->quota_publish_failed);
 	rte_tel_data_add_dict_u64(d, "teids_chosen", n->teids_chosen);
+	rte_tel_data_add_dict_u64(d, "ue_ips_chosen", n->ue_ips_chosen);
 	rte_tel_data_add_dict_u64(d, "volume_checks", n->scans);
 	rte_tel_data_add_dict_u64(d, "buffered_held", n->buffered);
 	rte_tel_data_add_dict_u64(d, "buffer_full", n->buffer_full);
@@ -3692,6 +3841,19 @@ pfcp_agent_start(const struct lf_config *cfg, struct upf_store *store, char *err
 	a->recovery_ts = ntp_now();
 	a->now_ms = a->scan_last_ms = mono_ms();
 	a->up_features = PFCP_UPF_FTUP;
+	for (i = 0; i < a->uc.n_ni; i++) {
+		const struct lf_upf_ni_conf *ni = &a->uc.ni[i];
+		unsigned int k;
+
+		upf_uepool_init(&a->uepool[i][0], 4);
+		upf_uepool_init(&a->uepool[i][1], 6);
+		/* The config checked each prefix's family and length. */
+		for (k = 0; k < ni->n_alloc; k++)
+			(void)upf_uepool_add(&a->uepool[i][ni->alloc[k].af == 4 ? 0 : 1],
+					     ni->alloc[k].af, ni->alloc[k].a, ni->alloc[k].plen);
+		if (ni->n_alloc != 0)
+			a->up_features |= PFCP_UPF_UEIP;
+	}
 
 	if (!pa_tel_registered) {
 		/* DPDK 22.11 cannot unregister: the callbacks answer -ENODEV while stopped. */

@@ -644,18 +644,25 @@ h_ue_ip(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 	size_t need = 1 + (f & 0x02 ? 4 : 0) + (f & 0x01 ? 16 : 0);
 	size_t off = 1;
 
-	/* CHV4 / CHV6: UE address allocation by the UP, not implemented. */
-	if (f & 0x30)
-		return fail_rule(d, t, "UE IP address allocation by the UP (CHV4/CHV6)");
 	if (f & 0x08)
 		return fail_rule(d, t, "IPv6 prefix delegation bits (IPv6D)");
-	if (!(f & 0x03))
-		return fail_ie(d, t, "neither V4 nor V6 set");
+	if (f & 0x40)
+		return fail_rule(d, t, "an IPv6 prefix length other than /64 (IP6PL)");
+	/* CHV4 / CHV6: the UP allocates (5.21.3); the address is then absent. */
+	if ((f & 0x12) == 0x12 || (f & 0x21) == 0x21)
+		return fail_ie(d, t, "CHV4 with V4, or CHV6 with V6");
+	if (!(f & 0x33))
+		return fail_ie(d, t, "none of V4, V6, CHV4 and CHV6 set");
 	if (n < need)
 		return fail_ie(d, t, "shorter than its V4 / V6 flags say");
 	/* A second UE IP Address IE may add the other family, never replace one. */
-	if (((f & 0x02) && p->c.ue4.af != 0) || ((f & 0x01) && p->c.ue6.af != 0))
+	if (((f & 0x12) && (p->c.ue4.af != 0 || (p->c.ue_choose & UPF_UE_CHOOSE4))) ||
+	    ((f & 0x21) && (p->c.ue6.af != 0 || (p->c.ue_choose & UPF_UE_CHOOSE6))))
 		return fail_rule(d, t, "two UE addresses of one family");
+	if (f & 0x10)
+		p->c.ue_choose |= UPF_UE_CHOOSE4;
+	if (f & 0x20)
+		p->c.ue_choose |= UPF_UE_CHOOSE6;
 	if (f & 0x02) {
 		p->c.ue4.af = 4;
 		memcpy(p->c.ue4.a, v + off, 4);
@@ -2124,6 +2131,23 @@ w_cause(struct pfcp_w *w, uint8_t cause, uint16_t ie, uint8_t rule_type, uint32_
 		pfcp_w_failed_rule(w, rule_type, rule_id);
 }
 
+/*
+ * A UE IP Address IE (8.2.62) of a Created PDR: the addresses the UP
+ * chose. S/D is 0, as outside a PDI it must be; an IPv6 entry is the /64.
+ */
+static void
+w_ue_ip(struct pfcp_w *w, const struct upf_ip *v4, const struct upf_ip *v6)
+{
+	size_t off = pfcp_w_ie_begin(w, PFCP_IE_UE_IP_ADDRESS);
+
+	pfcp_w_raw8(w, (uint8_t)((v4->af == 4 ? 0x02 : 0) | (v6->af == 6 ? 0x01 : 0)));
+	if (v4->af == 4)
+		pfcp_w_raw(w, v4->a, 4);
+	if (v6->af == 6)
+		pfcp_w_raw(w, v6->a, 16);
+	pfcp_w_ie_end(w, off);
+}
+
 static void
 w_created(struct pfcp_w *w, const struct pfcp_sess_resp *r)
 {
@@ -2134,7 +2158,10 @@ w_created(struct pfcp_w *w, const struct pfcp_sess_resp *r)
 		size_t off = pfcp_w_ie_begin(w, PFCP_IE_CREATED_PDR);
 
 		pfcp_w_ie_u16(w, PFCP_IE_PDR_ID, c->pdr_id);
-		pfcp_w_fteid(w, c->teid, &c->v4, &c->v6);
+		if (c->teid != 0)
+			pfcp_w_fteid(w, c->teid, &c->v4, &c->v6);
+		if (c->ue4.af != 0 || c->ue6.af != 0)
+			w_ue_ip(w, &c->ue4, &c->ue6);
 		pfcp_w_ie_end(w, off);
 	}
 }

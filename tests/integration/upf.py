@@ -826,6 +826,60 @@ def e2e(h):
         check(d["lf.drops"] == 0, "dual-stack: %d drops" % d["lf.drops"])
     h.step("dual-stack PDRs (UE IPv4 and IPv6 in one PDI) match both families", dual_stack)
 
+    def choose_ue():
+        # UE IP Address CHOOSE (CHV4 + CHV6) on both PDRs: one IPv4 address
+        # and one /64 from [network_instance internet] ue_alloc for the
+        # session, in both Created PDRs; a second session gets others.
+        pdrs = [pdr(1, 100, "access", far=1, teid="choose", ue="choose", ue6="choose",
+                    ohr=True),
+                pdr(2, 100, "core", far=2, ue="choose", ue6="choose")]
+        fars = [far(1, "FORW", "core"), far(2, "FORW", "access", ohc=(0x4001, GNB_4))]
+        r = smf.establish(4, pdrs=pdrs, fars=fars)
+        check(r.cause == 1, "S4: %r" % r)
+        c1, c2 = r.created.get(1, {}), r.created.get(2, {})
+        check(c1.get("teid") and c1.get("ue4") and c1.get("ue6"),
+              "S4: Created PDR 1 without the TEID or the UE addresses: %r" % r.created)
+        check((c1["ue4"], c1["ue6"]) == (c2.get("ue4"), c2.get("ue6")),
+              "S4: the PDRs were given different UE addresses: %r" % r.created)
+        check(c1.get("ue_flags") == 0x03 and c2.get("teid") is None,
+              "S4: UE IP Address flags %r (want V4|V6, S/D 0), or an F-TEID for PDR 2" %
+              c1.get("ue_flags"))
+        ue4 = ipaddress.ip_address(c1["ue4"])
+        ue6 = ipaddress.ip_address(c1["ue6"])
+        check(ue4 in ipaddress.ip_network("10.45.200.0/24") and
+              ue4 != ipaddress.ip_address("10.45.200.0"),
+              "S4: UE address %s not a host of ue_alloc 10.45.200.0/24" % ue4)
+        check(ue6 in ipaddress.ip_network("fd00:45:0:ff00::/56") and int(ue6) & (2**64 - 1) == 0,
+              "S4: UE prefix %s not a /64 of ue_alloc fd00:45:0:ff00::/56" % ue6)
+        r2 = smf.establish(5, pdrs=pdrs, fars=fars)
+        check(r2.cause == 1, "S5: %r" % r2)
+        o = r2.created.get(2, {})
+        check(o.get("ue4") not in (None, c1["ue4"]) and o.get("ue6") not in (None, c1["ue6"]),
+              "S5 was given S4's addresses or none: %r" % r2.created)
+        smf.delete(r2.up_seid)
+        # Traffic from and to the chosen addresses; the UE's IPv6 address is
+        # any in its /64.
+        host6 = str(ue6 + 0x1234)
+        a = h.cnt.settle()
+        u4 = ip4(str(ue4), "198.51.100.70", "udp", 1, 2, 10, ident=700)
+        u6 = ip6(host6, "2001:db8:6::70", "udp", 1, 2, 10, fl=700)
+        d4 = ip4("198.51.100.70", str(ue4), "udp", 2, 1, 10, ident=701)
+        d6 = ip6("2001:db8:6::70", host6, "udp", 2, 1, 10, fl=701)
+        teid = c1["teid"]
+        cg, cd = h.cap_gnb("ch"), h.cap_dn("ch")
+        h.gnb.send([net.ul(teid, u4, qfi=None), net.ul(teid, u6, qfi=None)])
+        h.dn.send([net.dl(d4), net.dl(d6)])
+        b = h.cnt.settle()
+        got_dn, got_gnb = cd.stop(), cg.stop()
+        d = deltas(a, b)
+        smf.delete(r.up_seid)
+        match_frames("chosen-address uplink", got_dn, [net.ul_ref(u4), net.ul_ref(u6)], a, b)
+        match_frames("chosen-address downlink", got_gnb, [net.dl_ref(d4, 0x4001, None),
+                                                          net.dl_ref(d6, 0x4001, None)], a, b)
+        check(d["lf.drops"] == 0, "chosen addresses: %d drops" % d["lf.drops"])
+    h.step("UE IP Address CHOOSE: an IPv4 address and a /64 from ue_alloc, traffic both ways",
+           choose_ue)
+
     def echo():
         a = h.cnt.settle()
         req = GTP_U_Header(gtp_type=1, S=1, seq=0x1234, teid=0) / GTPEchoRequest()

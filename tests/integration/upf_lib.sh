@@ -154,6 +154,7 @@ $extra
 
 [network_instance internet]
 ue_pool = 10.45.0.0/16, fd00:45::/48
+ue_alloc = 10.45.200.0/24, fd00:45:0:ff00::/56
 ${UPF_CONF_APPEND:-}
 EOF
 }

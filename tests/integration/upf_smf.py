@@ -77,7 +77,8 @@ def pdr(pid, precedence, src, far=None, teid=None, n3="", ue=None, ue6=None, ni=
     src: "access" (uplink) or "core" (downlink). teid: an int (the local
     F-TEID the SMF assigns, with n3 the UPF's N3 address), "choose" (the UPF
     allocates; choose_id groups PDRs that share one), or None (no F-TEID).
-    ue / ue6: the UE's address (source for access, destination for core).
+    ue / ue6: the UE's address (source for access, destination for core), or
+    "choose" (CHV4 / CHV6: the UPF allocates from the instance's ue_alloc).
     sdf: Flow Descriptions ("permit out ..."), or (flow, tos, mask) tuples
     (flow may be None for a ToS-only filter). ohr: outer header removal
     (GTP-U/UDP/IPv4; "v6" for GTP-U/UDP/IPv6).
@@ -113,10 +114,16 @@ def _ip_ver(addr):
 
 
 def _ue_ip_ie(ue, ue6, sd):
-    kw = {"SD": sd}
-    if ue is not None:
+    # "choose": CHV4 / CHV6 (octet 5 bits 5 and 6), which this scapy's
+    # IE_UE_IP_Address has in its 5-bit spare field (bits 8..4).
+    kw = {"SD": sd, "spare": 0}
+    if ue == "choose":
+        kw["spare"] |= 0x02
+    elif ue is not None:
         kw.update(V4=1, ipv4=ue)
-    if ue6 is not None:
+    if ue6 == "choose":
+        kw["spare"] |= 0x04
+    elif ue6 is not None:
         kw.update(V6=1, ipv6=ue6)
     return P.IE_UE_IP_Address(**kw)
 
@@ -302,7 +309,7 @@ class Msg:
         self.up_seid = None
         self.offending_ie = None
         self.failed_rule = None
-        self.created = {}        # PDR id -> {"teid", "ipv4", "ipv6"}
+        self.created = {}        # PDR id -> {"teid", "ipv4", "ipv6", "ue4", "ue6"}
         self.usage = []          # usage_report() dicts
         self.report_type = set()
         self.dl_data_pdrs = []   # PDR ids of a Downlink Data Report
@@ -319,13 +326,18 @@ class Msg:
             elif isinstance(ie, P.IE_FailedRuleId):
                 self.failed_rule = ie
             elif isinstance(ie, P.IE_CreatedPDR):
-                pid, ft = None, None
+                pid = None
+                ft = {"teid": None, "ipv4": None, "ipv6": None, "ue4": None, "ue6": None}
                 for c in ie.IE_list or []:
                     if isinstance(c, P.IE_PDR_Id):
                         pid = c.id
                     elif isinstance(c, P.IE_FTEID):
-                        ft = {"teid": c.TEID, "ipv4": c.ipv4 if c.V4 else None,
-                              "ipv6": c.ipv6 if c.V6 else None}
+                        ft.update(teid=c.TEID, ipv4=c.ipv4 if c.V4 else None,
+                                  ipv6=c.ipv6 if c.V6 else None)
+                    elif isinstance(c, P.IE_UE_IP_Address):
+                        # The UE address / prefix the UPF chose (CHV4 / CHV6).
+                        ft.update(ue4=c.ipv4 if c.V4 else None,
+                                  ue6=c.ipv6 if c.V6 else None, ue_flags=bytes(c)[4])
                 self.created[pid] = ft
             elif isinstance(ie, (P.IE_UsageReport_SMR, P.IE_UsageReport_SDR,
                                  P.IE_UsageReport_SRR)):

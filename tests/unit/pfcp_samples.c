@@ -45,7 +45,12 @@ main(int argc, char **argv)
 				 .v6 = { .af = 6 } };
 	struct pfcp_created_pdr cr[2] = {
 		{ .pdr_id = 1, .teid = 0x01020304, .v4 = { .af = 4, .a = { 192, 168, 3, 1 } } },
-		{ .pdr_id = 2, .teid = 0x05060708, .v6 = { .af = 6 } },
+		/* With the UE address and /64 the UP chose (CHV4 + CHV6). */
+		{ .pdr_id = 2,
+		  .teid = 0x05060708,
+		  .v6 = { .af = 6 },
+		  .ue4 = { .af = 4, .a = { 10, 45, 200, 1 } },
+		  .ue6 = { .af = 6, .a = { 0xfd, 0x00, 0x00, 0x45, 0x00, 0x00, 0xff, 0x00 } } },
 	};
 	struct pfcp_usage_report ur[2] = {
 		{

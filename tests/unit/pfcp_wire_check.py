@@ -135,6 +135,15 @@ def check_one(name, m):
                   name + ": created F-TEID flags")
             check(v4 is None or ft.ipv4 == v4, name + ": created F-TEID v4")
             check(v6 is None or ft.ipv6 == v6, name + ": created F-TEID v6")
+            # PDR 2 also has the UE IP Address the UP chose; PDR 1 none.
+            ue = sub.get(93)
+            if pdr == 1:
+                check(ue is None, name + ": UE IP Address in created PDR 1")
+            else:
+                check(ue is not None and ue.V4 == 1 and ue.V6 == 1 and ue.SD == 0 and
+                      ue.spare == 0, name + ": created UE IP Address flags")
+                check(ue.ipv4 == "10.45.200.1" and ue.ipv6 == "fd00:45:0:ff00::",
+                      name + ": created UE IP Address %s %s" % (ue.ipv4, ue.ipv6))
     if name == "sess_est_resp_err":
         check(lst[1].cause == 73, name + ": cause")
         check(lst[2].type == 23, name + ": offending IE")

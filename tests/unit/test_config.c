@@ -317,6 +317,24 @@ static const struct bad_case bad_cases[] = {
 	{ "ni_pool_len",
 	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance ims]\nue_pool = fd00:45::/129\n" TAIL,
 	  { "@:4: [network_instance ims] ue_pool = 'fd00:45::/129'", "not a prefix" } },
+	{ "ni_alloc_outside_pool",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_alloc = 10.46.0.0/24\n"
+	  "ue_pool = 10.45.0.0/16\n" TAIL,
+	  { "@:4: [network_instance internet] ue_alloc = '10.46.0.0/24'",
+	    "'10.46.0.0/24' is not inside any ue_pool prefix" } },
+	{ "ni_alloc_too_big",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = 10.0.0.0/7, "
+	  "fd00::/16\nue_alloc = 10.0.0.0/8, 12.0.0.0/7\n" TAIL,
+	  { "@:5: [network_instance internet] ue_alloc = '10.0.0.0/8, 12.0.0.0/7'",
+	    "'12.0.0.0/7': the UP allocates from IPv4 /8 to /32" } },
+	{ "ni_alloc_v6_len",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = fd00::/16\n"
+	  "ue_alloc = fd00:45::/80\n" TAIL,
+	  { "@:5: [network_instance internet] ue_alloc = 'fd00:45::/80'", "IPv6 /32 to /64" } },
+	{ "ni_alloc_host_bits",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = 10.45.0.0/16\n"
+	  "ue_alloc = 10.45.0.1/24\n" TAIL,
+	  { "@:5: [network_instance internet] ue_alloc = '10.45.0.1/24'", "host bits" } },
 	{ "ni_bad_name",
 	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance in/ternet]\nue_pool = 10.45.0.0/16\n" TAIL,
 	  { "@:3: [network_instance in/ternet]", "NAME of letters" } },

@@ -55,6 +55,7 @@
 #define N3_V4 0xc0a80301u /* 192.168.3.1 */
 #define GNB_V4 0xc0a80302u
 #define UE_POOL 0x0a2d0000u /* 10.45.0.0/16, network instance "internet" */
+#define UE_ALLOC 0x0a2d8000u /* 10.45.128.0/29 of it: .1 to .6 for CHV4 */
 #define CP_NODE "10.0.0.9"
 
 static struct lf_config cfg;
@@ -256,6 +257,7 @@ struct pdr_spec {
 	uint32_t teid; /* Given by the CP (with choose false); 0: no F-TEID. */
 	const char *ni;
 	uint32_t ue4;
+	uint8_t ue_ch; /* CHV4 (0x10) / CHV6 (0x20) of a UE IP Address IE without ue4. */
 	uint32_t far;
 	uint32_t urr;
 };
@@ -284,10 +286,13 @@ w_create_pdr(const struct pdr_spec *p)
 	}
 	if (p->ni != NULL)
 		pfcp_w_ie_bytes(&w, PFCP_IE_NETWORK_INSTANCE, p->ni, strlen(p->ni));
-	if (p->ue4 != 0) {
+	if (p->ue4 != 0 || p->ue_ch != 0) {
 		o = pfcp_w_ie_begin(&w, PFCP_IE_UE_IP_ADDRESS);
-		pfcp_w_raw8(&w, (uint8_t)(0x02 | (p->src == UPF_IF_CORE ? 0x04 : 0)));
-		pfcp_w_raw32(&w, p->ue4);
+		pfcp_w_raw8(&w,
+			    (uint8_t)((p->ue4 != 0 ? 0x02 : 0) | p->ue_ch |
+				      (p->src == UPF_IF_CORE ? 0x04 : 0)));
+		if (p->ue4 != 0)
+			pfcp_w_raw32(&w, p->ue4);
 		pfcp_w_ie_end(&w, o);
 	}
 	pfcp_w_ie_end(&w, pdi);
@@ -642,6 +647,19 @@ conf_init(void)
 	u->ni[0].pool[0].plen = 16;
 	memcpy(u->ni[0].pool[0].a, &pool, 4);
 	snprintf(u->ni[1].name, sizeof(u->ni[1].name), "ims");
+	/* CHV4 from a /29 (six addresses), CHV6 from a /63 (two /64s). */
+	u->ni[0].n_alloc = 2;
+	u->ni[0].alloc[0].af = 4;
+	u->ni[0].alloc[0].plen = 29;
+	pool = htonl(UE_ALLOC);
+	memcpy(u->ni[0].alloc[0].a, &pool, 4);
+	u->ni[0].alloc[1].af = 6;
+	u->ni[0].alloc[1].plen = 63;
+	inet_pton(AF_INET6, "fd00:45:0:8::", u->ni[0].alloc[1].a);
+	u->ni[0].n_pools = 2;
+	u->ni[0].pool[1].af = 6;
+	u->ni[0].pool[1].plen = 48;
+	inet_pton(AF_INET6, "fd00:45::", u->ni[0].pool[1].a);
 }
 
 static void
@@ -757,6 +775,9 @@ test_association(void **state)
 	assert_int_equal(t.v[0], PFCP_NODE_ID_FQDN);
 	assert_true(msg_ie(PFCP_IE_UP_FUNCTION_FEATURES, 0, &t));
 	assert_true(t.v[0] & PFCP_UPF_FTUP);
+	/* UEIP (octet 7 bit 3): "internet" has a ue_alloc. */
+	assert_true(t.len >= 3);
+	assert_int_equal(t.v[2] & 0x04, 0x04);
 	assert_true(msg_ie(PFCP_IE_RECOVERY_TIME_STAMP, 0, &t));
 	tel_has("/lanefwd/upf", "\"associations\":1");
 }
@@ -977,6 +998,174 @@ test_establish_choose(void **state)
 		tel_has("/lanefwd/upf", "\"duplicates_answered\":1");
 	}
 	delete (up);
+}
+
+/*
+ * UE IP Address CHOOSE: CHV4 sessions get addresses of the /29's six in
+ * pool order, one per session shared by its PDRs (later ones too); a full
+ * pool is Cause 75, a freed address comes back only after the cursor has
+ * gone round; an instance without ue_alloc is Cause 73.
+ */
+static struct tlv ue_ie;
+
+/* The UE IP Address of the Created PDR of PDR pdr in rb: its flags octet. */
+static uint8_t
+created_ue(uint16_t pdr)
+{
+	struct tlv c, t;
+	unsigned int i;
+
+	for (i = 0; msg_ie(PFCP_IE_CREATED_PDR, i, &c); i++) {
+		if (!ie_find(c.v, c.len, PFCP_IE_PDR_ID, 0, &t) || be(t.v, 2) != pdr)
+			continue;
+		if (!ie_find(c.v, c.len, PFCP_IE_UE_IP_ADDRESS, 0, &ue_ie))
+			fail_msg("Created PDR %u without a UE IP Address", pdr);
+		return ue_ie.v[0];
+	}
+	fail_msg("no Created PDR %u", pdr);
+	return 0;
+}
+
+/* A CHV4 session (uplink PDR 1 with F-TEID CHOOSE, downlink PDR 2): its address, or 0 with cause. */
+static uint32_t
+establish_chv4(uint64_t cp_seid, const char *ni, uint8_t ch, unsigned int want_cause, uint64_t *up)
+{
+	struct pdr_spec ul = { .id = 1,
+			       .prec = 100,
+			       .src = UPF_IF_ACCESS,
+			       .choose = true,
+			       .chid = -1,
+			       .ni = ni,
+			       .ue_ch = 0x10,
+			       .far = 1 };
+	struct pdr_spec dl = { .id = 2,
+			       .prec = 100,
+			       .src = UPF_IF_CORE,
+			       .chid = -1,
+			       .ni = ni,
+			       .ue_ch = ch,
+			       .far = 2 };
+	struct tlv t;
+	uint32_t a;
+
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(cp_seid);
+	w_create_pdr(&ul);
+	w_create_pdr(&dl);
+	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+	w_create_far(2, UPF_FAR_FORW, UPF_IF_ACCESS, 0x7000 + (uint32_t)cp_seid);
+	end_send();
+	if (want_cause != PFCP_CAUSE_ACCEPTED) {
+		recv_type(PFCP_SESS_EST_RESP, 2000);
+		assert_cause(want_cause);
+		assert_false(msg_ie(PFCP_IE_CREATED_PDR, 0, &t));
+		return 0;
+	}
+	*up = est_ok(cp_seid);
+	/* Both PDRs: V4 only (S/D 0 outside a PDI), the same address. */
+	assert_int_equal(created_ue(1), 0x02);
+	a = (uint32_t)be(ue_ie.v + 1, 4);
+	assert_int_equal(created_ue(2), ch == 0x30 ? 0x03 : 0x02);
+	assert_int_equal(be(ue_ie.v + 1, 4), a);
+	/* The uplink PDR's Created PDR also has its chosen F-TEID. */
+	assert_true(msg_ie(PFCP_IE_CREATED_PDR, 0, &t));
+	assert_int_equal(dp_of_ue(a)->up_seid, *up);
+	return a;
+}
+
+static void
+test_establish_choose_ue(void **state)
+{
+	static const uint8_t v6_0[8] = { 0xfd, 0x00, 0x00, 0x45, 0, 0, 0, 8 };
+	uint64_t up[8], up_x;
+	uint32_t a;
+	unsigned int i;
+	struct pdr_spec dl3 = { .id = 3,
+				.prec = 50,
+				.src = UPF_IF_CORE,
+				.chid = -1,
+				.ni = "internet",
+				.ue_ch = 0x10,
+				.far = 2 };
+
+	const uint32_t base = counts().sessions;
+
+	(void)state;
+	/* In pool order, the network address (.0) left out. */
+	for (i = 0; i < 5; i++) {
+		a = establish_chv4(200 + i, "internet", 0x10, PFCP_CAUSE_ACCEPTED, &up[i]);
+		assert_int_equal(a, UE_ALLOC + 1 + i);
+	}
+	/* Without a Network Instance: "internet" is the one instance that allocates. */
+	a = establish_chv4(205, NULL, 0x10, PFCP_CAUSE_ACCEPTED, &up[5]);
+	assert_int_equal(a, UE_ALLOC + 6);
+	/* Full (the broadcast address .7 is not handed out). */
+	establish_chv4(206, "internet", 0x10, PFCP_CAUSE_NO_RESOURCES, &up_x);
+	assert_int_equal(counts().sessions, base + 6);
+	tel_has("/lanefwd/upf", "\"ue_ips_chosen\":6");
+
+	/* A PDR added later with CHV4: the session's address again. */
+	begin(PFCP_SESS_MOD_REQ, true, up[0]);
+	w_create_pdr(&dl3);
+	end_send();
+	recv_type(PFCP_SESS_MOD_RESP, 2000);
+	assert_cause(PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(created_ue(3), 0x02);
+	assert_int_equal(be(ue_ie.v + 1, 4), UE_ALLOC + 1);
+	tel_has("/lanefwd/upf", "\"ue_ips_chosen\":6");
+
+	/* Freed: .2 and .5. The failed request took the cursor round to .1,
+	 * so .2 comes first. */
+	delete (up[1]);
+	delete (up[4]);
+	assert_int_equal(establish_chv4(207, "internet", 0x10, PFCP_CAUSE_ACCEPTED, &up[1]),
+			 UE_ALLOC + 2);
+	/* .1 freed behind the cursor: .5 first, .1 only after the wrap. */
+	delete (up[0]);
+	assert_int_equal(establish_chv4(208, "internet", 0x10, PFCP_CAUSE_ACCEPTED, &up[4]),
+			 UE_ALLOC + 5);
+	assert_int_equal(establish_chv4(209, "internet", 0x10, PFCP_CAUSE_ACCEPTED, &up[0]),
+			 UE_ALLOC + 1);
+	for (i = 0; i < 6; i++)
+		delete (up[i]);
+	assert_int_equal(counts().sessions, base);
+
+	/* CHV4 and CHV6 on the downlink PDR: an IPv4 address and a /64. */
+	/* (All free again; the cursor is where .1 left it.) */
+	a = establish_chv4(210, "internet", 0x30, PFCP_CAUSE_ACCEPTED, &up[0]);
+	assert_int_equal(a, UE_ALLOC + 2);
+	assert_memory_equal(ue_ie.v + 5, v6_0, 8);
+	{
+		static const uint8_t zero[8];
+
+		assert_memory_equal(ue_ie.v + 13, zero, 8);
+	}
+	delete (up[0]);
+
+	/* "ims" has no ue_alloc: the rule cannot be created. */
+	establish_chv4(211, "ims", 0x10, PFCP_CAUSE_RULE_FAILURE, &up_x);
+	/* CHV4 with V4 set: the IE is wrong. */
+	{
+		struct pdr_spec dl = { .id = 2,
+				       .prec = 100,
+				       .src = UPF_IF_CORE,
+				       .chid = -1,
+				       .ni = "internet",
+				       .ue4 = UE_POOL + 99,
+				       .ue_ch = 0x10,
+				       .far = 1 };
+
+		begin(PFCP_SESS_EST_REQ, true, 0);
+		w_node_id();
+		w_cp_fseid(212);
+		w_create_pdr(&dl);
+		w_create_far(1, UPF_FAR_FORW, UPF_IF_ACCESS, 0x7000);
+		end_send();
+		recv_type(PFCP_SESS_EST_RESP, 2000);
+		assert_cause(PFCP_CAUSE_MANDATORY_IE_INCORRECT);
+	}
+	assert_int_equal(counts().sessions, base);
 }
 
 static void
@@ -1578,13 +1767,21 @@ main(void)
 		cmocka_unit_test(test_start_errors),
 	};
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_no_association),   cmocka_unit_test(test_heartbeat),
-		cmocka_unit_test(test_association),      cmocka_unit_test(test_rejected_rules),
-		cmocka_unit_test(test_unknown_seid),     cmocka_unit_test(test_malformed),
-		cmocka_unit_test(test_establish_choose), cmocka_unit_test(test_modify_and_reports),
-		cmocka_unit_test(test_quota_and_period), cmocka_unit_test(test_buffering),
-		cmocka_unit_test(test_peer_restart),     cmocka_unit_test(test_release),
-		cmocka_unit_test(test_telemetry_params), cmocka_unit_test(test_establish_rate),
+		cmocka_unit_test(test_no_association),
+		cmocka_unit_test(test_heartbeat),
+		cmocka_unit_test(test_association),
+		cmocka_unit_test(test_rejected_rules),
+		cmocka_unit_test(test_unknown_seid),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_establish_choose),
+		cmocka_unit_test(test_establish_choose_ue),
+		cmocka_unit_test(test_modify_and_reports),
+		cmocka_unit_test(test_quota_and_period),
+		cmocka_unit_test(test_buffering),
+		cmocka_unit_test(test_peer_restart),
+		cmocka_unit_test(test_release),
+		cmocka_unit_test(test_telemetry_params),
+		cmocka_unit_test(test_establish_rate),
 	};
 	const struct CMUnitTest hb_tests[] = {
 		cmocka_unit_test(test_heartbeat_to_peer),

@@ -657,9 +657,27 @@ test_unsupported(void **state)
 	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_APPLICATION_ID);
 	n = est_with_pdi_ie(PFCP_IE_ETHERNET_PACKET_FILTER, "", 0);
 	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_ETHERNET_PACKET_FILTER);
-	/* UE IP address allocation by the UP. */
-	n = est_with_pdi_ie(PFCP_IE_UE_IP_ADDRESS, "\x12", 1);
+	/* An IPv6 prefix length other than /64 (IP6PL), prefix delegation (IPv6D). */
+	n = est_with_pdi_ie(PFCP_IE_UE_IP_ADDRESS, "\x60\x50", 2);
 	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS);
+	n = est_with_pdi_ie(PFCP_IE_UE_IP_ADDRESS, "\x28\x30", 2);
+	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS);
+	/* CHOOSE with the address of the same family; nothing set at all. */
+	n = est_with_pdi_ie(PFCP_IE_UE_IP_ADDRESS, "\x12\x0a\x2d\x00\x01", 5);
+	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_UE_IP_ADDRESS);
+	n = est_with_pdi_ie(PFCP_IE_UE_IP_ADDRESS, "\x04", 1);
+	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_UE_IP_ADDRESS);
+	/* CHV4, and CHV6 beside a given IPv4 address: decoded for the agent. */
+	n = est_with_pdi_ie(PFCP_IE_UE_IP_ADDRESS, "\x14", 1);
+	assert_int_equal(dec(buf, (size_t)n), PFCP_DEC_OK);
+	assert_int_equal(msg.create_pdr[0].c.ue_choose, UPF_UE_CHOOSE4);
+	assert_int_equal(msg.create_pdr[0].c.ue4.af, 0);
+	assert_true(msg.create_pdr[0].ue_sd);
+	n = est_with_pdi_ie(PFCP_IE_UE_IP_ADDRESS, "\x22\x0a\x2d\x00\x01", 5);
+	assert_int_equal(dec(buf, (size_t)n), PFCP_DEC_OK);
+	assert_int_equal(msg.create_pdr[0].c.ue_choose, UPF_UE_CHOOSE6);
+	assert_int_equal(msg.create_pdr[0].c.ue4.af, 4);
+	assert_int_equal(msg.create_pdr[0].c.ue6.af, 0);
 	/* A source interface past CP-function. */
 	est_begin(&w);
 	o = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_PDR);

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The UE address pools of UE IP Address CHOOSE (lib/upf_uepool.h) against
+ * a reference: the candidates of each pool written out by hand as text,
+ * and a model of the round-robin allocator over them, driven by random
+ * allocations and releases.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "upf_uepool.h"
+
+/* Pool 1, IPv4: a /29 without its network and broadcast addresses, a /31
+ * and a /32 whole, and a /30 without its two. */
+static const char *const v4_pfx[] = { "10.45.0.0/29", "10.45.1.0/31", "10.45.2.7/32",
+				      "192.168.0.0/30" };
+static const char *const v4_want[] = { "10.45.0.1", "10.45.0.2",   "10.45.0.3",  "10.45.0.4",
+				       "10.45.0.5", "10.45.0.6",   "10.45.1.0",  "10.45.1.1",
+				       "10.45.2.7", "192.168.0.1", "192.168.0.2" };
+/* Pool 2, IPv6: /64s of a /62 and a /64. */
+static const char *const v6_pfx[] = { "fd00:45::/62", "fd00:46:0:8::/64" };
+static const char *const v6_want[] = { "fd00:45::", "fd00:45:0:1::", "fd00:45:0:2::",
+				       "fd00:45:0:3::", "fd00:46:0:8::" };
+
+#define MAX_CAND 16
+
+struct ref {
+	uint8_t af;
+	unsigned int n;
+	uint8_t a[MAX_CAND][16];
+	bool used[MAX_CAND];
+	unsigned int cursor;
+};
+
+static void
+add_prefixes(struct upf_uepool *p, uint8_t af, const char *const *pfx, unsigned int n)
+{
+	unsigned int i;
+
+	upf_uepool_init(p, af);
+	for (i = 0; i < n; i++) {
+		char buf[64], *slash;
+		uint8_t a[16] = { 0 };
+
+		strcpy(buf, pfx[i]);
+		slash = strchr(buf, '/');
+		*slash = '\0';
+		assert_int_equal(inet_pton(af == 4 ? AF_INET : AF_INET6, buf, a), 1);
+		assert_int_equal(upf_uepool_add(p, af, a, (uint8_t)atoi(slash + 1)), 0);
+	}
+}
+
+static void
+ref_init(struct ref *r, uint8_t af, const char *const *want, unsigned int n)
+{
+	unsigned int i;
+
+	memset(r, 0, sizeof(*r));
+	r->af = af;
+	r->n = n;
+	for (i = 0; i < n; i++)
+		assert_int_equal(inet_pton(af == 4 ? AF_INET : AF_INET6, want[i], r->a[i]), 1);
+}
+
+static int
+ref_index(const struct ref *r, const uint8_t *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->n; i++)
+		if (memcmp(r->a[i], a, 16) == 0)
+			return (int)i;
+	return -1;
+}
+
+static bool
+ref_taken(void *ctx, const uint8_t addr[16])
+{
+	const struct ref *r = ctx;
+	const int i = ref_index(r, addr);
+
+	/* The allocator asks only of its own candidates. */
+	assert_true(i >= 0);
+	return r->used[i];
+}
+
+/* The first free candidate from the model's cursor, round; -1 if none. */
+static int
+ref_alloc(struct ref *r)
+{
+	unsigned int k;
+
+	for (k = 0; k < r->n; k++) {
+		const unsigned int i = (r->cursor + k) % r->n;
+
+		if (!r->used[i]) {
+			r->cursor = (i + 1) % r->n;
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+static uint32_t
+xs32(uint32_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+static void
+run_model(uint8_t af, const char *const *pfx, unsigned int np, const char *const *want,
+	  unsigned int nw)
+{
+	struct upf_uepool p;
+	struct ref r;
+	uint32_t rng = 0x1234567u + af;
+	unsigned int step, i, n_full = 0;
+	uint8_t out[16];
+
+	add_prefixes(&p, af, pfx, np);
+	ref_init(&r, af, want, nw);
+	assert_int_equal(p.total, nw);
+	/* Every candidate, by index, is the one written out. */
+	for (i = 0; i < nw; i++) {
+		upf_uepool_addr(&p, i, out);
+		assert_memory_equal(out, r.a[i], 16);
+	}
+	for (step = 0; step < 20000; step++) {
+		if (xs32(&rng) % 100 < 55) {
+			const int want_i = ref_alloc(&r);
+			const int rc = upf_uepool_alloc(&p, ref_taken, &r, 0, out);
+
+			if (want_i < 0) {
+				assert_int_equal(rc, -ENOSPC);
+				n_full++;
+				continue;
+			}
+			assert_int_equal(rc, 0);
+			assert_int_equal(ref_index(&r, out), want_i);
+			r.used[want_i] = true;
+		} else {
+			/* Release one (or, as the CP may, take one itself). */
+			i = xs32(&rng) % r.n;
+			r.used[i] = !r.used[i];
+		}
+	}
+	/* The runs filled the pool now and then. */
+	assert_true(n_full > 0);
+}
+
+static void
+test_v4_model(void **state)
+{
+	(void)state;
+	run_model(4, v4_pfx, 4, v4_want, 11);
+}
+
+static void
+test_v6_model(void **state)
+{
+	(void)state;
+	run_model(6, v6_pfx, 2, v6_want, 5);
+}
+
+/* limit bounds the candidates tried; an empty pool has none. */
+static void
+test_limit_and_empty(void **state)
+{
+	struct upf_uepool p;
+	struct ref r;
+	uint8_t out[16];
+
+	(void)state;
+	add_prefixes(&p, 4, v4_pfx, 1);
+	ref_init(&r, 4, v4_want, 6);
+	r.used[0] = r.used[1] = r.used[2] = true;
+	assert_int_equal(upf_uepool_alloc(&p, ref_taken, &r, 3, out), -ENOSPC);
+	/* The three tried are behind the cursor now: the next is .4. */
+	assert_int_equal(upf_uepool_alloc(&p, ref_taken, &r, 1, out), 0);
+	assert_int_equal(ref_index(&r, out), 3);
+	upf_uepool_init(&p, 4);
+	assert_int_equal(upf_uepool_alloc(&p, ref_taken, &r, 0, out), -ENOSPC);
+}
+
+/* What a pool refuses: another family, lengths out of range, a ninth prefix. */
+static void
+test_add_refused(void **state)
+{
+	static const uint8_t a[16] = { 10, 45 };
+	struct upf_uepool p;
+	unsigned int i;
+
+	(void)state;
+	upf_uepool_init(&p, 4);
+	assert_int_equal(upf_uepool_add(&p, 6, a, 48), -EINVAL);
+	assert_int_equal(upf_uepool_add(&p, 4, a, 7), -EINVAL);
+	assert_int_equal(upf_uepool_add(&p, 4, a, 33), -EINVAL);
+	for (i = 0; i < UPF_UEPOOL_MAX_RANGES; i++)
+		assert_int_equal(upf_uepool_add(&p, 4, a, 16), 0);
+	assert_int_equal(upf_uepool_add(&p, 4, a, 16), -EINVAL);
+	/* A /8 is the largest: 2^24 - 2 candidates. */
+	upf_uepool_init(&p, 4);
+	assert_int_equal(upf_uepool_add(&p, 4, a, 8), 0);
+	assert_int_equal(p.total, (UINT64_C(1) << 24) - 2);
+	upf_uepool_init(&p, 6);
+	assert_int_equal(upf_uepool_add(&p, 6, a, 31), -EINVAL);
+	assert_int_equal(upf_uepool_add(&p, 6, a, 65), -EINVAL);
+	assert_int_equal(upf_uepool_add(&p, 6, a, 32), 0);
+	assert_int_equal(p.total, UINT64_C(1) << 32);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_v4_model),
+		cmocka_unit_test(test_v6_model),
+		cmocka_unit_test(test_limit_and_empty),
+		cmocka_unit_test(test_add_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
