@@ -20,8 +20,8 @@ nexthops_p0() {
 
 # upf_bench_conf ROUTES MAX_SESSIONS: the lanefwd configuration of
 # lanefwd-upfbench (bench-upf.sh, bench-upf-ab.sh) on stdout: N3 address
-# 192.168.3.1, the UE pool 100.64.0.0/10, ROUTES (small_routes) on 16 next
-# hops of one net_null port.
+# 192.168.3.1, the UE pool 100.64.0.0/10 (all of it ue_alloc), ROUTES
+# (small_routes) on 16 next hops of one net_null port.
 upf_bench_conf() {
 	echo "# Written by bench/bench-lib.sh for lanefwd-upfbench."
 	echo "[pipeline]"
@@ -35,6 +35,9 @@ upf_bench_conf() {
 	echo "max_sessions = $2"
 	echo "[network_instance internet]"
 	echo "ue_pool = 100.64.0.0/10"
+	# CHOOSE hands out the pool from its start: the UEs upfbench gives
+	# sessions are those, in the UE table's direct array (--ues given: not).
+	echo "ue_alloc = 100.64.0.0/10"
 	echo "[port p0]"
 	echo "vdev = net_null0"
 	echo "[worker 1]"

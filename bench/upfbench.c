@@ -19,7 +19,12 @@
  *                 lib/upf_teid.h), which in a fresh store is
  *                 0x40000000 + i (checked), or --teid-base + i (--teids
  *                 given: as a CP assigns them, in the table's rte_hash);
- *   downlink PDR: CORE, UE address (the pool's first + 1 + i), FAR FORW
+ *   downlink PDR: CORE, UE address (the pool's first + 1 + i: with the
+ *                 config's ue_alloc starting at the pool, the address
+ *                 CHOOSE gives session i of a fresh pool, in the UE
+ *                 table's direct array, lib/upf_uetab.h; --ues given
+ *                 keeps the array away, as for addresses the CP assigns
+ *                 from its own pool: the table's rte_hash), FAR FORW
  *                 with outer header creation GTP-U/UDP/IPv4 to a gNB
  *                 address the routes reach, TEID 0x80000000 + i;
  *   one QER (QFI 9, gates open, an MBR with --mbr) on both, a URR (volume)
@@ -105,6 +110,7 @@
 #include "pipeline.h"
 #include "tables.h"
 #include "upf.h"
+#include "upf_uepool.h"
 #include "worker.h"
 
 #define TRACE_LEN (8u << 20) /* Session ids per trace: 32 MiB, read sequentially. */
@@ -148,6 +154,7 @@ struct opts {
 	uint64_t mbr_kbps; /* 0: no MBR on the QER. */
 	unsigned int gnbs;
 	bool teids_given; /* --teids given: teid_base + i, not the allocator's. */
+	bool ues_given; /* --ues given: no direct UE range, the addresses in the hash. */
 	uint32_t teid_base;
 	const char *label;
 	const char *csv;
@@ -654,7 +661,6 @@ static void
 run_lookups(struct bench *b, enum mode md, const uint32_t *ids, uint64_t len, uint64_t *pos,
 	    uint64_t n, struct run *r, uint64_t *miss)
 {
-	const struct rte_hash *h = b->store->ue;
 	const uint16_t burst = RTE_MIN(b->w->burst, (uint16_t)RTE_HASH_LOOKUP_BULK_MAX);
 	struct upf_ue_key ue[RTE_HASH_LOOKUP_BULK_MAX];
 	uint32_t teid[RTE_HASH_LOOKUP_BULK_MAX];
@@ -668,7 +674,7 @@ run_lookups(struct bench *b, enum mode md, const uint32_t *ids, uint64_t len, ui
 	start = rte_rdtsc();
 	for (i = 0; i < n; i += burst) {
 		const unsigned int k = (unsigned int)RTE_MIN((uint64_t)burst, n - i);
-		uint64_t hits = 0, t0;
+		uint64_t t0;
 
 		for (j = 0; j < k; j++) {
 			const uint32_t id = ids[p];
@@ -686,16 +692,13 @@ run_lookups(struct bench *b, enum mode md, const uint32_t *ids, uint64_t len, ui
 			}
 		}
 		t0 = rte_rdtsc();
-		if (md == MODE_LK_UL) {
+		if (md == MODE_LK_UL)
 			upf_teid_lookup_bulk(&b->store->teid, keys, k, obj);
-			r->pipe += rte_rdtsc() - t0;
-			for (j = 0; j < k; j++)
-				*miss += obj[j] == NULL;
-			continue;
-		}
-		rte_hash_lookup_bulk_data(h, keys, k, &hits, obj);
+		else
+			upf_ue_lookup_bulk(&b->store->ue, keys, k, obj);
 		r->pipe += rte_rdtsc() - t0;
-		*miss += k - (unsigned int)__builtin_popcountll(hits);
+		for (j = 0; j < k; j++)
+			*miss += obj[j] == NULL;
 	}
 	r->total = rte_rdtsc() - start;
 	*pos = p;
@@ -1037,6 +1040,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "gnbs", required_argument, NULL, 'g' },
 		{ "teid-base", required_argument, NULL, 'T' },
 		{ "teids", required_argument, NULL, 't' },
+		{ "ues", required_argument, NULL, 'U' },
 		{ "label", required_argument, NULL, 'L' },
 		{ "csv", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
@@ -1118,6 +1122,11 @@ parse_opts(int argc, char **argv, struct opts *o)
 			if (strcmp(optarg, "chosen") != 0 && strcmp(optarg, "given") != 0)
 				return -1;
 			o->teids_given = strcmp(optarg, "given") == 0;
+			break;
+		case 'U':
+			if (strcmp(optarg, "chosen") != 0 && strcmp(optarg, "given") != 0)
+				return -1;
+			o->ues_given = strcmp(optarg, "given") == 0;
 			break;
 		case 'L':
 			o->label = optarg;
@@ -1203,6 +1212,8 @@ store_create(const struct lf_config *cfg, const struct opts *o, struct worker *w
 	p.qsv = NULL;
 	memcpy(&p.n3_ipv4, u->n3_ipv4, 4);
 	p.ring_size = 4096;
+	if (!o->ues_given)
+		upf_store_ue_dirs(&p, u);
 	s = upf_store_create(&p, err, errlen);
 	if (s == NULL)
 		return NULL;
@@ -1235,6 +1246,32 @@ median_dbl(double *v, unsigned int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Whether the store's UE table holds an instance-0 IPv4 address (upf_uepool_taken_fn). */
+static bool
+ue_held(void *arg, const uint8_t addr[16])
+{
+	const struct upf_store *st = arg;
+	struct upf_ue_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.af = 4;
+	memcpy(k.a, addr, 4);
+	return upf_ue_find(&st->ue, &k) != NULL;
+}
+
+/* 0 if CHOOSE from pool gives want (host order) next, as the agent's would. */
+static int
+ue_choose(struct upf_uepool *pool, struct upf_store *st, uint32_t want)
+{
+	uint8_t a[16];
+
+	if (upf_uepool_alloc(pool, ue_held, st, 0, a) != 0)
+		return -1;
+	return ((uint32_t)a[0] << 24 | (uint32_t)a[1] << 16 | (uint32_t)a[2] << 8 | a[3]) == want
+		? 0
+		: -1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1249,6 +1286,8 @@ main(int argc, char **argv)
 	struct lf_tables *tables = NULL;
 	struct worker *w = NULL;
 	struct bench b = { 0 };
+	uint64_t chk_t0, chk_cycles = 0;
+	struct upf_uepool ue_chk;
 	struct upf_store *store = NULL;
 	struct upf_store_counts sc;
 	uint32_t *trace[DIST_COUNT] = { NULL };
@@ -1278,6 +1317,7 @@ main(int argc, char **argv)
 			"usage: lanefwd-upfbench [EAL args] -- -c CONFIG [--sessions N] [--pdrs 1|4] "
 			"[--mode l3,ul,dl,lk_ul,lk_dl] [--dist uniform,zipf] [--zipf-s S] [--packets N] "
 			"[--reps N] [--burst N] [--mbr KBPS] [--gnbs N] [--teids chosen|given [--teid-base N]] "
+			"[--ues chosen|given] "
 			"[--label TEXT] [--csv FILE]\n");
 		rte_eal_cleanup();
 		return 2;
@@ -1359,6 +1399,13 @@ main(int argc, char **argv)
 	b.n_urr = 2 * o.pdrs;
 	heap_take(socket, &h1);
 	tmpl_init(&tmpl, &o);
+	/* Chosen UEs: the allocator's own, as the agent's CHOOSE gives them. */
+	upf_uepool_init(&ue_chk, 4);
+	if (!o.ues_given && cfg.upf.n_ni > 0)
+		for (i = 0; i < cfg.upf.ni[0].n_alloc; i++)
+			if (cfg.upf.ni[0].alloc[i].af == 4)
+				(void)upf_uepool_add(&ue_chk, 4, cfg.upf.ni[0].alloc[i].a,
+						     cfg.upf.ni[0].alloc[i].plen);
 	put_s = (double)rte_rdtsc();
 	for (i = 0; i < o.sessions; i++) {
 		if (!o.teids_given) {
@@ -1373,6 +1420,16 @@ main(int argc, char **argv)
 				goto out_store;
 			}
 		}
+		/* The check is not a put: its time is left out of the rate. */
+		chk_t0 = rte_rdtsc();
+		if (ue_chk.total != 0 && ue_choose(&ue_chk, store, ue_of(&sp, i)) != 0) {
+			fprintf(stderr,
+				"upfbench: session %u: CHOOSE from the config's ue_alloc would not "
+				"give UE 0x%08x (--ues given, or ue_alloc from the pool's start)\n",
+				i, ue_of(&sp, i));
+			goto out_store;
+		}
+		chk_cycles += rte_rdtsc() - chk_t0;
 		tmpl_session(&tmpl, &sp, i);
 		ret = upf_store_put(store, &tmpl.c, err, sizeof(err));
 		if (ret != 0) {
@@ -1380,7 +1437,7 @@ main(int argc, char **argv)
 			goto out_store;
 		}
 	}
-	put_s = ((double)rte_rdtsc() - put_s) / hz;
+	put_s = ((double)rte_rdtsc() - put_s - (double)chk_cycles) / hz;
 	heap_take(socket, &h2);
 	upf_store_counts(store, &sc);
 	visits_ul = pdr_visits(store, 1, 1, &group_ul);
@@ -1412,10 +1469,11 @@ main(int argc, char **argv)
 	       sp.n3 & 0xff, sp.n_gnb, sp.n_pfx, INNER_LEN, FRAME_LEN, GPDU_LEN);
 	printf("# store: max_sessions %u, max_urrs %u, max_qers %u; %u sessions put in %.2f s "
 	       "(%.0f/s, no PFCP); TEIDs %s: teid table %u keys (%u in the direct array), "
-	       "ue table %d keys\n",
+	       "UEs %s: ue table %u keys (%u in the direct arrays)\n",
 	       store->p.max_sessions, store->p.max_urrs, store->p.max_qers, sc.sessions, put_s,
 	       o.sessions / put_s, o.teids_given ? "given" : "chosen", upf_teid_count(&store->teid),
-	       store->teid.n_dir, rte_hash_count(store->ue));
+	       store->teid.n_dir, o.ues_given ? "given" : "chosen", upf_ue_count(&store->ue),
+	       store->ue.n_dir);
 	printf("# memory: upf_store_counts %.1f MiB (%.0f B/session); rte_malloc heap %.1f MiB "
 	       "(%.0f B/session: %.1f MiB at create, %.0f B/session for the puts); libc heap "
 	       "%.1f MiB (%.0f B/session)\n",

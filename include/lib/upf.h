@@ -34,6 +34,7 @@
 #include <rte_meter.h>
 
 #include "upf_teid.h"
+#include "upf_uetab.h"
 
 /* Limits of one session, checked by the agent (Cause 73 / 69 past them). */
 #define UPF_MAX_PDR 32
@@ -422,24 +423,23 @@ struct upf_store_params {
 	uint32_t n3_ipv4; /**< Our N3 address, network order (0: none): FAR outer source. */
 	uint8_t n3_ipv6[16]; /**< All zero: none. */
 	uint32_t ring_size; /**< upf_wk rings. */
+	/** The UE table's direct ranges (upf_uetab.h): upf_store_ue_dirs(). */
+	unsigned int n_ue_dir;
+	struct upf_ue_dir_conf ue_dir[UPF_UE_DIR_NI];
 };
 
+struct lf_upf_conf;
 /**
- * Key of the UE-address table: (network instance, address). 16 bytes, so
- * that rte_hash compares it with its 16-byte vector compare rather than
- * memcmp (a /64 is all of an IPv6 UE's key).
+ * The UE table's direct ranges of an [upf] configuration into p: each
+ * network instance's first IPv4 ue_alloc prefix of /UPF_UE_DIR_MIN_PLEN
+ * or longer, the addresses CHOOSE hands out first.
  */
-struct upf_ue_key {
-	uint8_t ni;
-	uint8_t af;
-	uint8_t pad[6];
-	uint8_t a[8]; /**< IPv4: a[0..3], rest zero; IPv6: the /64. */
-};
+void upf_store_ue_dirs(struct upf_store_params *p, const struct lf_upf_conf *u);
 
 /** The store: the lookup tables workers read, and what the control side owns. */
 struct upf_store {
 	struct upf_teid_tab teid; /**< TEID (host order) -> struct upf_sess_dp *. */
-	struct rte_hash *ue; /**< struct upf_ue_key -> struct upf_sess_dp *. */
+	struct upf_ue_tab ue; /**< struct upf_ue_key -> struct upf_sess_dp *. */
 	struct upf_wk *wk; /**< [n_workers]. */
 	struct upf_store_params p;
 	void *priv; /**< Slot allocators, session index, RCU defer queue. */

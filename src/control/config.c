@@ -25,6 +25,7 @@
 
 #include "config.h"
 #include "linefile.h"
+#include "upf.h"
 
 #define COMMENT_CHAR '#'
 
@@ -2010,7 +2011,9 @@ config_free(struct lf_config *cfg)
  * power of two at least twice max_sessions, so up to 32 bytes), and a
  * session's object once established, about 430 bytes with 2 PDRs
  * (upf_store_counts); per worker, the URR counter and QER meter slots
- * ([upf] urrs_per_session and qers_per_session: 32 and 72 bytes each).
+ * ([upf] urrs_per_session and qers_per_session: 32 and 72 bytes each);
+ * and the UE table's direct arrays (include/lib/upf_uetab.h), 8 bytes per
+ * address of each instance's first IPv4 ue_alloc prefix of /10 or longer.
  */
 #define EST_UPF_SESSION (40 + 32 + 430)
 #define EST_UPF_URR_SLOT 32
@@ -2048,6 +2051,14 @@ config_mem_estimate(const struct lf_config *cfg, size_t acl4_rules, size_t acl6_
 			 (uint64_t)cfg->n_workers *
 				 (cfg->upf.urrs_per_session * EST_UPF_URR_SLOT +
 				  cfg->upf.qers_per_session * EST_UPF_QER_SLOT));
+	if (cfg->upf.enabled) {
+		struct upf_store_params p;
+		unsigned int i;
+
+		upf_store_ue_dirs(&p, &cfg->upf);
+		for (i = 0; i < p.n_ue_dir; i++)
+			e->upf += sizeof(uint64_t) << (32 - p.ue_dir[i].plen);
+	}
 	e->total = e->fib4 + e->fib6 + e->acl4 + e->acl6 + e->flow + e->upf;
 	if (cfg->eal.memory_mb != 0)
 		e->limit = (uint64_t)cfg->eal.memory_mb * MIB;

@@ -167,6 +167,7 @@ upf_create(struct lf_app *a, char *err, size_t errlen)
 	if (u->has_n3_ipv6)
 		memcpy(p.n3_ipv6, u->n3_ipv6, 16);
 	p.ring_size = 4096;
+	upf_store_ue_dirs(&p, u);
 	a->upf = upf_store_create(&p, err, errlen);
 	if (a->upf == NULL)
 		return -ENOMEM;

@@ -2298,7 +2298,7 @@ ue_taken(void *arg, const uint8_t addr[16])
 	key.ni = t->ni;
 	key.af = t->af;
 	memcpy(key.a, addr, t->af == 4 ? 4 : 8);
-	return rte_hash_lookup(t->st->ue, &key) >= 0;
+	return upf_ue_find(&t->st->ue, &key) != NULL;
 }
 
 /* The network instance a PDR's CHOOSE allocates in for family f (0: IPv4). */
@@ -2430,8 +2430,8 @@ store_fail(struct pa_agent *a, const struct pa_work *w, int rc, const char *msg,
 			key.ni = p->ni == UPF_NI_NONE ? 0 : p->ni;
 			key.af = ue[k]->af;
 			memcpy(key.a, ue[k]->a, ue[k]->af == 4 ? 4 : 8);
-			if (rte_hash_lookup_data(a->st->ue, &key, &d) >= 0 &&
-			    ((const struct upf_sess_dp *)d)->up_seid != w->c.up_seid) {
+			d = upf_ue_find(&a->st->ue, &key);
+			if (d != NULL && ((const struct upf_sess_dp *)d)->up_seid != w->c.up_seid) {
 				pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS,
 					PFCP_RULE_PDR, p->id,
 					"PDR %u: the UE address is another session's", p->id);

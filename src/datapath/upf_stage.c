@@ -2,9 +2,9 @@
 /*
  * The UPF stages (upf_stage.h). Both run the same three passes over a
  * burst: check each packet and build its session key, look the keys up in
- * bulk (the TEID table, lib/upf_teid.h, or the UE addresses' rte_hash,
- * lock-free readers, 64 at a time), then for each packet in
- * order find its PDR and apply the FAR, QERs and URRs. A session object
+ * bulk (the TEID table, lib/upf_teid.h, or the UE table, lib/upf_uetab.h:
+ * direct entries, then lock-free rte_hash readers 64 at a time), then for
+ * each packet in order find its PDR and apply the FAR, QERs and URRs. A session object
  * is immutable and freed only after every worker has passed a quiescent
  * state (upf.h), so the pointers found in pass 2 stay valid for the burst.
  *
@@ -701,23 +701,6 @@ dl_check(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta, struct up
 	k->verdict = PKT_LOOKUP;
 }
 
-/* Look the keys of the PKT_LOOKUP packets up, 64 at a time (rte_hash's bulk limit). */
-static inline void
-lookup_bulk(const struct rte_hash *h, const void **keys, void **obj, unsigned int nk)
-{
-	unsigned int i, j;
-
-	for (i = 0; i < nk; i += RTE_HASH_LOOKUP_BULK_MAX) {
-		const unsigned int c = RTE_MIN(nk - i, (unsigned int)RTE_HASH_LOOKUP_BULK_MAX);
-		uint64_t hits = 0;
-
-		rte_hash_lookup_bulk_data(h, &keys[i], c, &hits, &obj[i]);
-		for (j = 0; j < c; j++)
-			if (!(hits & (1ull << j)))
-				obj[i + j] = NULL;
-	}
-}
-
 /*
  * An End Marker on a tunnel of session s (29.281 7.3.2, TS 23.501 5.8.2.9):
  * where the tunnel's PDR forwards to another tunnel (an intermediate UPF on
@@ -965,7 +948,7 @@ upf_dl_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 		if (k[i].verdict == PKT_LOOKUP)
 			keys[nk++] = &key[i];
 	}
-	lookup_bulk(b->upf->ue, keys, obj, nk);
+	upf_ue_lookup_bulk(&b->upf->ue, keys, nk, obj);
 	sess_rules(b, pkts, k, n, obj, nk, pi, DIR_DL);
 
 	for (i = 0, nk = 0; i < n; i++) {

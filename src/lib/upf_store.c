@@ -42,6 +42,7 @@
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
+#include "config.h"
 #include "upf.h"
 
 const char *const upf_drop_names[UPF_DROP_COUNT] = {
@@ -470,30 +471,33 @@ slot_get(struct store_priv *st, struct slot_pool *p)
 
 /* ---- key tables ---- */
 
-/* Remove a key; its slot in the table is reclaimed after a grace period
- * (rte_hash's defer queue) or now, without a QSBR variable. */
-static void
-key_del(const struct store_priv *st, struct rte_hash *h, const void *key)
-{
-	int32_t pos = rte_hash_del_key(h, key);
-
-	if (pos >= 0 && st->s->p.qsv == NULL)
-		rte_hash_free_key_with_position(h, pos);
-}
-
+/*
+ * The UE and TEID tables' add and del (upf_uetab.h, upf_teid.h). Deleted
+ * hash keys hold their slots until a grace period has passed (rte_hash's
+ * defer queue), so an add that finds the hash full waits for one and tries
+ * again; without a QSBR variable a del frees the slot at once.
+ */
 static int
-key_add(struct store_priv *st, struct rte_hash *h, const void *key, void *data)
+ue_add(struct store_priv *st, const struct upf_ue_key *k, void *data)
 {
-	int ret = rte_hash_add_key_data(h, key, data);
+	struct upf_ue_tab *t = &st->s->ue;
+	int ret = upf_ue_add(t, k, data);
 
-	/* Deleted keys may still hold table slots until a grace period. */
 	if (ret == -ENOSPC && st->dq != NULL && store_grace(st, STORE_GRACE_WAIT_MS))
-		ret = rte_hash_add_key_data(h, key, data);
+		ret = upf_ue_add(t, k, data);
 	return ret;
 }
 
-/* The TEID table's add and del (upf_teid.h), with key_add's wait for
- * slots and key_del's freeing of them. */
+static void
+ue_del(struct store_priv *st, const struct upf_ue_key *k)
+{
+	struct upf_ue_tab *t = &st->s->ue;
+	int32_t pos = upf_ue_del(t, k);
+
+	if (pos >= 0 && st->s->p.qsv == NULL)
+		rte_hash_free_key_with_position(t->h, pos);
+}
+
 static int
 teid_add(struct store_priv *st, uint32_t teid, void *data)
 {
@@ -663,7 +667,7 @@ upf_store_free(struct upf_store *s)
 		free(st);
 	}
 	upf_teid_fini(&s->teid);
-	rte_hash_free(s->ue);
+	upf_ue_fini(&s->ue);
 	if (s->wk != NULL) {
 		for (w = 0; w < s->p.n_workers; w++) {
 			rte_free(s->wk[w].urr);
@@ -727,6 +731,31 @@ nomem:
 	return -ENOMEM;
 }
 
+void
+upf_store_ue_dirs(struct upf_store_params *p, const struct lf_upf_conf *u)
+{
+	unsigned int i, k;
+
+	p->n_ue_dir = 0;
+	for (i = 0; i < u->n_ni && i < UPF_UE_DIR_NI; i++)
+		for (k = 0; k < u->ni[i].n_alloc; k++) {
+			const struct lf_upf_prefix *x = &u->ni[i].alloc[k];
+			struct upf_ue_dir_conf *d;
+
+			if (x->af != 4)
+				continue;
+			/* The first IPv4 prefix: CHOOSE hands it out first. */
+			if (x->plen >= UPF_UE_DIR_MIN_PLEN) {
+				d = &p->ue_dir[p->n_ue_dir++];
+				d->ni = (uint8_t)i;
+				d->plen = x->plen;
+				d->base = (uint32_t)x->a[0] << 24 | (uint32_t)x->a[1] << 16 |
+					(uint32_t)x->a[2] << 8 | x->a[3];
+			}
+			break;
+		}
+}
+
 struct upf_store *
 upf_store_create(const struct upf_store_params *p, char *err, size_t errlen)
 {
@@ -774,10 +803,14 @@ upf_store_create(const struct upf_store_params *p, char *err, size_t errlen)
 		goto fail;
 	}
 	st->fixed_bytes += upf_teid_dir_bytes(&s->teid);
-	s->ue = key_table("u", seq, keys, sizeof(struct upf_ue_key), p->socket, p->qsv, err,
-			  errlen);
-	if (s->ue == NULL)
+	h = key_table("u", seq, keys, sizeof(struct upf_ue_key), p->socket, p->qsv, err, errlen);
+	if (h == NULL)
 		goto fail;
+	if (upf_ue_init(&s->ue, h, p->ue_dir, p->n_ue_dir, p->socket, err, errlen) != 0) {
+		rte_hash_free(h);
+		goto fail;
+	}
+	st->fixed_bytes += upf_ue_dir_bytes(&s->ue);
 	st->fixed_bytes += hash_bytes(keys, sizeof(uint32_t), p->qsv != NULL);
 	st->fixed_bytes += hash_bytes(keys, sizeof(struct upf_ue_key), p->qsv != NULL);
 
@@ -1293,9 +1326,9 @@ undo_keys(struct store_priv *st, const struct sess_obj *o, const struct put_undo
 			teid_del(st, o->teid[i]);
 	for (i = 0; i < u->n_ue; i++)
 		if (u->ue_was_old[i])
-			rte_hash_add_key_data(s->ue, &o->ue[i], old);
+			upf_ue_add(&s->ue, &o->ue[i], old);
 		else
-			key_del(st, s->ue, &o->ue[i]);
+			ue_del(st, &o->ue[i]);
 }
 
 int
@@ -1356,7 +1389,8 @@ upf_store_put(struct upf_store *s, const struct upf_sess_conf *c, char *err, siz
 		void *d;
 
 		u.ue_was_old[i] = false;
-		if (rte_hash_lookup_data(s->ue, &o->ue[i], &d) < 0)
+		d = upf_ue_find(&s->ue, &o->ue[i]);
+		if (d == NULL)
 			continue;
 		if (d != old) {
 			fmt_ue(buf, sizeof(buf), &o->ue[i]);
@@ -1466,7 +1500,7 @@ upf_store_put(struct upf_store *s, const struct upf_sess_conf *c, char *err, siz
 		u.n_teid++;
 	}
 	for (i = 0; i < o->n_ue; i++) {
-		ret = key_add(st, s->ue, &o->ue[i], o);
+		ret = ue_add(st, &o->ue[i], o);
 		if (ret < 0) {
 			char buf[96];
 
@@ -1490,7 +1524,7 @@ upf_store_put(struct upf_store *s, const struct upf_sess_conf *c, char *err, siz
 			for (j = 0; j < o->n_ue && !same_ue_key(&o->ue[j], &old->ue[i]); j++)
 				;
 			if (j == o->n_ue)
-				key_del(st, s->ue, &old->ue[i]);
+				ue_del(st, &old->ue[i]);
 		}
 		st->n_pdr -= old->dp.n_pdr;
 		st->n_far -= old->dp.n_far;
@@ -1561,7 +1595,7 @@ upf_store_del(struct upf_store *s, uint64_t up_seid)
 	for (i = 0; i < o->n_teid; i++)
 		teid_del(st, o->teid[i]);
 	for (i = 0; i < o->n_ue; i++)
-		key_del(st, s->ue, &o->ue[i]);
+		ue_del(st, &o->ue[i]);
 	idx_del(st, up_seid, slot);
 	st->ctl[slot].up_seid = 0;
 	st->ctl[slot].obj = NULL;

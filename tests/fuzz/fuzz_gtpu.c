@@ -6,8 +6,9 @@
  * End Marker, decapsulation and encapsulation.
  *
  * Tables as the daemon builds them (tables_build with [upf]: N3 address
- * 192.168.3.1, UE pool 10.45.0.0/16), a real store with a few sessions
- * covering every FAR action (FORW with removal, FORW to N9, DROP, BUFF),
+ * 192.168.3.1, UE pool 10.45.0.0/16 with ue_alloc 10.45.0.0/30 in the UE
+ * table's direct array), a real store with a few sessions covering every
+ * FAR action (FORW with removal, FORW to N9, DROP, BUFF),
  * QERs with a closed gate and an MBR, URRs and SDF filters. Output ports
  * are net_ring devices drained after each input; what the stage hands to
  * the control thread is drained too, so a leak is an mbuf the harness
@@ -277,6 +278,10 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	cfg.upf.ni[0].pool[0].af = 4;
 	cfg.upf.ni[0].pool[0].plen = 16;
 	memcpy(cfg.upf.ni[0].pool[0].a, (const uint8_t[]){ 10, 45, 0, 0 }, 4);
+	/* 10.45.0.0-3 in the UE table's direct array, 10.45.0.4-7 in its hash. */
+	cfg.upf.ni[0].n_alloc = 1;
+	cfg.upf.ni[0].alloc[0] = cfg.upf.ni[0].pool[0];
+	cfg.upf.ni[0].alloc[0].plen = 30;
 	memset(&src, 0, sizeof(src));
 	src.r4.af = 4;
 	src.r6.af = 6;
@@ -311,6 +316,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	p.n3_ipv4 = rte_cpu_to_be_32(0xc0a80301);
 	memcpy(p.n3_ipv6, (const uint8_t[]){ 0xfd, 0, 0, 3, [15] = 1 }, 16);
 	p.ring_size = 64;
+	upf_store_ue_dirs(&p, &cfg.upf);
 	store = upf_store_create(&p, err, sizeof(err));
 	if (store == NULL) {
 		fprintf(stderr, "fuzz_gtpu: %s\n", err);

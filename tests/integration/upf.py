@@ -1904,7 +1904,11 @@ def churn(h):
     n_ops = int(E.get("UPF_CHURN_OPS", "10000"))
     rate = int(E.get("UPF_CHURN_PPS", "4000"))
     check(smf.associate().cause == 1, "association")
-    ue_ip = ["10.45.%d.%d" % (4 + i // 250, 1 + i % 250) for i in range(n_ue)]
+    # Odd UEs in ue_alloc (10.45.200.0/24, upf_lib.sh): the SMF gives them,
+    # and they live in the UE table's direct array rather than its hash,
+    # so both halves of the table churn under traffic.
+    ue_ip = ["10.45.200.%d" % (1 + i // 2) if i % 2 and i // 2 < 254 else
+             "10.45.%d.%d" % (4 + i // 250, 1 + i % 250) for i in range(n_ue)]
     # Each UE's frame: UDP to the UE, 8 trailing bytes for the sequence number.
     frames = [net.dl(ip4("198.51.100.9", ue_ip[i], "udp", 5000, 6000, 8, ident=i))
               for i in range(n_ue)]

@@ -869,6 +869,34 @@ test_mem_estimate(void **state)
 	assert_int_equal(e.flow, 1048576ull * 148);
 	assert_int_equal(config_mem_check(cfg, &e, err, sizeof(err)), 0);
 	config_free(cfg);
+
+	/* The UE table's direct arrays: 8 bytes per address of each instance's
+	 * first IPv4 ue_alloc prefix of /10 or longer; IPv6, later prefixes and
+	 * a /9 none. */
+	{
+		uint64_t no_alloc;
+
+		load_valid(cfg, "", "mem_upf0.ini",
+			   "[upf]\nn3_ipv4 = 10.0.0.1\nmax_sessions = 1000\n"
+			   "[network_instance internet]\nue_pool = 10.45.0.0/16, fd00:45::/48\n"
+			   "[network_instance ims]\nue_pool = 10.46.0.0/16\n"
+			   "[network_instance big]\nue_pool = 11.0.0.0/8\n" TAIL,
+			   "upf");
+		config_mem_estimate(cfg, 0, 0, &e);
+		no_alloc = e.upf;
+		assert_true(no_alloc > 0);
+		config_free(cfg);
+		load_valid(cfg, "", "mem_upf1.ini",
+			   "[upf]\nn3_ipv4 = 10.0.0.1\nmax_sessions = 1000\n"
+			   "[network_instance internet]\nue_pool = 10.45.0.0/16, fd00:45::/48\n"
+			   "ue_alloc = fd00:45::/56, 10.45.128.0/18, 10.45.64.0/18\n"
+			   "[network_instance ims]\nue_pool = 10.46.0.0/16\nue_alloc = 10.46.0.0/24\n"
+			   "[network_instance big]\nue_pool = 11.0.0.0/8\nue_alloc = 11.0.0.0/9\n" TAIL,
+			   "upf with ue_alloc");
+		config_mem_estimate(cfg, 0, 0, &e);
+		assert_int_equal(e.upf - no_alloc, 8 * (16384 + 256));
+		config_free(cfg);
+	}
 	free(cfg);
 }
 

@@ -500,7 +500,9 @@ dp_of_ue(uint32_t ue)
 	k.af = 4;
 	ue = htonl(ue);
 	memcpy(k.a, &ue, 4);
-	if (rte_hash_lookup_data(st->ue, &k, &d) < 0)
+	/* As a worker looks it up. */
+	upf_ue_lookup_bulk(&st->ue, (const void *[]){ &k }, 1, &d);
+	if (d == NULL)
 		fail_msg("UE address in no session");
 	return d;
 }
@@ -1719,6 +1721,10 @@ setup(void **state)
 		.socket = SOCKET_ID_ANY,
 		.n3_ipv4 = 0,
 		.ring_size = 64,
+		/* UE_ALLOC's /29 in the UE table's direct array, as
+		 * upf_store_ue_dirs() makes it of conf_init()'s ue_alloc. */
+		.n_ue_dir = 1,
+		.ue_dir = { { .ni = 0, .plen = 29, .base = UE_ALLOC } },
 	};
 	char err[256];
 	cpu_set_t cpus;

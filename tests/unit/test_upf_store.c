@@ -155,6 +155,9 @@ sb_simple(struct sb *b, uint64_t seid, uint32_t teid, uint32_t ue)
 	add_dl(b, 2, 100, ue, 0, 2);
 }
 
+/* Whether mk() gives the store a direct UE range (the second group). */
+static bool ue_direct;
+
 static struct upf_store *
 mk(uint32_t sessions, uint32_t urrs, uint32_t qers, unsigned int workers, struct rte_rcu_qsbr *v)
 {
@@ -172,6 +175,14 @@ mk(uint32_t sessions, uint32_t urrs, uint32_t qers, unsigned int workers, struct
 
 	p.n3_ipv6[0] = 0xfd;
 	p.n3_ipv6[15] = 1;
+	if (ue_direct) {
+		/* The "direct" group: 10.45.0.0/16 of instance 0 in the UE
+		 * table's array (upf_uetab.h), where most of these tests' UEs are. */
+		p.n_ue_dir = 1;
+		p.ue_dir[0].ni = 0;
+		p.ue_dir[0].plen = 16;
+		p.ue_dir[0].base = 0x0a2d0000;
+	}
 	s = upf_store_create(&p, err, sizeof(err));
 	if (s == NULL)
 		fail_msg("upf_store_create: %s", err);
@@ -201,8 +212,8 @@ by_ue4(const struct upf_store *s, uint8_t ni, uint32_t host)
 	k.ni = ni;
 	k.af = 4;
 	memcpy(k.a, ip.a, 4);
-	if (rte_hash_lookup_data(s->ue, &k, &d) < 0)
-		return NULL;
+	/* As a worker looks it up. */
+	upf_ue_lookup_bulk(&s->ue, (const void *[]){ &k }, 1, &d);
 	return d;
 }
 
@@ -230,7 +241,7 @@ assert_empty(const struct upf_store *s)
 	assert_int_equal(c.sessions, 0);
 	assert_int_equal(c.pdrs + c.fars + c.qers + c.urrs, 0);
 	assert_int_equal(upf_teid_count(&s->teid), 0);
-	assert_int_equal(rte_hash_count(s->ue), 0);
+	assert_int_equal(upf_ue_count(&s->ue), 0);
 }
 
 /*
@@ -461,18 +472,16 @@ test_compile(void **state)
 	assert_null(by_ue4(s, 0, 0x0a2d0001));
 	{
 		struct upf_ue_key k;
-		void *x;
 
 		memset(&k, 0, sizeof(k));
 		k.af = 6;
 		k.a[0] = 0xfd;
 		k.a[1] = 0x45;
 		k.a[7] = 0x01;
-		assert_true(rte_hash_lookup_data(s->ue, &k, &x) >= 0);
-		assert_ptr_equal(x, d);
+		assert_ptr_equal(upf_ue_find(&s->ue, &k), d);
 	}
 	assert_int_equal(upf_teid_count(&s->teid), 1);
-	assert_int_equal(rte_hash_count(s->ue), 2);
+	assert_int_equal(upf_ue_count(&s->ue), 2);
 
 	for (i = 0; i < UPF_DROP_COUNT; i++)
 		assert_non_null(upf_drop_names[i]);
@@ -567,7 +576,7 @@ test_pdr_groups(void **state)
 	/* The keys are the directions' as before: one TEID, one UE address. */
 	assert_ptr_equal(by_teid(s, 0x100), d);
 	assert_ptr_equal(by_ue4(s, 0, 0x0a2d0001), d);
-	assert_int_equal(rte_hash_count(s->ue), 1);
+	assert_int_equal(upf_ue_count(&s->ue), 1);
 
 	/* A modification regroups: PDR 3 moves to the downlink, 5 goes. */
 	b.pdr[2].src_iface = UPF_IF_CORE;
@@ -613,7 +622,7 @@ test_shared_keys(void **state)
 	add_dl(&b, 4, 10, 0x0a2d0001, 0, 2)->n_sdf = 1;
 	assert_int_equal(put(s, &b), 0);
 	assert_int_equal(upf_teid_count(&s->teid), 1);
-	assert_int_equal(rte_hash_count(s->ue), 1);
+	assert_int_equal(upf_ue_count(&s->ue), 1);
 	/* Each direction's first by precedence: uplink 3, 1; downlink 4, 2. */
 	assert_int_equal(upf_store_get(s, 7)->pdr[0].id, 3);
 	assert_int_equal(upf_store_get(s, 7)->pdr[2].id, 4);
@@ -660,7 +669,7 @@ test_replace(void **state)
 	assert_ptr_equal(by_teid(s, 0x200), d2);
 	assert_ptr_equal(by_ue4(s, 0, 0x0a2d0001), d2);
 	assert_int_equal(upf_teid_count(&s->teid), 1);
-	assert_int_equal(rte_hash_count(s->ue), 1);
+	assert_int_equal(upf_ue_count(&s->ue), 1);
 
 	assert_int_equal(d2->qer[0].meter, q1[0].meter);
 	assert_int_equal(d2->qer[0].meter_gen, q1[0].meter_gen);
@@ -1427,6 +1436,148 @@ teardown(void **state)
 	return 0;
 }
 
+/*
+ * The UE table against a model: keys of instance 0 inside its direct range
+ * (10.45.0.0/21), of instance 0 outside it, of instance 1 (no range) and
+ * IPv6 /64s, added, repointed and removed at random; every held key
+ * answers its object, one by one and in bulk, and every removed one misses.
+ */
+#define UM_KEYS 4096
+
+static void
+um_key(struct upf_ue_key *k, unsigned int i)
+{
+	memset(k, 0, sizeof(*k));
+	switch (i % 4) {
+	case 0: /* In the range: all of its 2048 addresses. */
+	case 1:
+		k->af = 4;
+		k->a[0] = 10;
+		k->a[1] = 45;
+		k->a[2] = (uint8_t)(((i / 4 * 2 + i % 4) >> 8) & 7);
+		k->a[3] = (uint8_t)(i / 4 * 2 + i % 4);
+		break;
+	case 2: /* Just past it, or in instance 1 at the same address. */
+		k->af = 4;
+		k->ni = (i / 4) % 2;
+		k->a[0] = 10;
+		k->a[1] = 45;
+		k->a[2] = (uint8_t)((k->ni ? 0 : 8) + ((i / 8 >> 8) & 3));
+		k->a[3] = (uint8_t)(i / 8);
+		break;
+	default: /* An IPv6 /64 whose first bytes look like the range. */
+		k->af = 6;
+		k->a[0] = 10;
+		k->a[1] = 45;
+		k->a[6] = (uint8_t)(i >> 8);
+		k->a[7] = (uint8_t)i;
+		break;
+	}
+}
+
+static void
+um_check(const struct upf_ue_tab *t, void *const *model)
+{
+	static struct upf_ue_key key[UM_KEYS];
+	const void *k[64];
+	void *got[64];
+	unsigned int i, j, pass, held = 0;
+
+	for (i = 0; i < UM_KEYS; i++) {
+		um_key(&key[i], i);
+		assert_ptr_equal(upf_ue_find(t, &key[i]), model[i]);
+		held += model[i] != NULL;
+	}
+	assert_int_equal(upf_ue_count(t), held);
+	/* Bursts of mixed keys (in order), of direct keys only and of hashed
+	 * keys only (i % 4 < 2 and >= 2): the lookup's three ways. */
+	for (pass = 0; pass < 3; pass++) {
+		/* The pass's last key (4093 is the last with i % 4 < 2). */
+		const unsigned int last = pass == 1 ? UM_KEYS - 3 : UM_KEYS - 1;
+		unsigned int idx[64], n = 0;
+
+		for (i = 0; i < UM_KEYS; i++) {
+			if (pass == 1 && i % 4 >= 2)
+				continue;
+			if (pass == 2 && i % 4 < 2)
+				continue;
+			idx[n] = i;
+			k[n] = &key[i];
+			if (++n < 64 && i != last)
+				continue;
+			upf_ue_lookup_bulk(t, k, n, got);
+			for (j = 0; j < n; j++)
+				if (got[j] != model[idx[j]])
+					fail_msg("UE key %u (pass %u): bulk lookup %p, model %p",
+						 idx[j], pass, got[j], model[idx[j]]);
+			n = 0;
+		}
+	}
+}
+
+static void
+test_ue_model(void **state)
+{
+	static void *model[UM_KEYS];
+	const struct upf_ue_dir_conf dir = { .ni = 0, .plen = 21, .base = 0x0a2d0000 };
+	char name[RTE_HASH_NAMESIZE] = "ut_ue";
+	struct rte_hash_parameters hp = {
+		.name = name,
+		.entries = 2 * UM_KEYS,
+		.key_len = sizeof(struct upf_ue_key),
+		.socket_id = SOCKET_ID_ANY,
+		.extra_flag =
+			RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF | RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
+	};
+	const struct upf_ue_dir_conf bad = { .ni = 0, .plen = 9, .base = 0x0a000000 };
+	struct upf_ue_tab t;
+	struct upf_ue_key k;
+	uint32_t rng = 0x5eed4321;
+	unsigned int step;
+
+	(void)state;
+	memset(model, 0, sizeof(model));
+	/* A range longer than the longest allowed is refused, the hash kept. */
+	{
+		struct rte_hash *h = rte_hash_create(&hp);
+
+		assert_non_null(h);
+		assert_int_equal(upf_ue_init(&t, h, &bad, 1, SOCKET_ID_ANY, err, sizeof(err)),
+				 -EINVAL);
+		rte_hash_free(h);
+	}
+	snprintf(name, sizeof(name), "ut_ue2");
+	assert_int_equal(upf_ue_init(&t, rte_hash_create(&hp), &dir, 1, SOCKET_ID_ANY, err,
+				     sizeof(err)),
+			 0);
+	assert_int_equal(upf_ue_dir_bytes(&t), 2048 * sizeof(uint64_t));
+	for (step = 0; step < 40000; step++) {
+		const unsigned int i = xs32(&rng) % UM_KEYS;
+
+		um_key(&k, i);
+		if (xs32(&rng) % 3 == 0) {
+			const int32_t pos = upf_ue_del(&t, &k);
+
+			/* A direct key frees no hash position. */
+			if (pos >= 0) {
+				assert_true(i % 4 >= 2);
+				assert_int_equal(rte_hash_free_key_with_position(t.h, pos), 0);
+			}
+			model[i] = NULL;
+		} else {
+			model[i] = fake_obj(step + 1, false);
+			assert_int_equal(upf_ue_add(&t, &k, model[i]), 0);
+		}
+		if (step % 4000 == 0)
+			um_check(&t, model);
+	}
+	um_check(&t, model);
+	/* Both halves used: the in-range keys never in the hash. */
+	assert_true(t.n_dir > 100 && rte_hash_count(t.h) > 100);
+	assert_true(t.n_dir <= 2048);
+	upf_ue_fini(&t);
+}
+
 int
 main(void)
 {
@@ -1438,8 +1589,21 @@ main(void)
 		cmocka_unit_test(test_enospc),           cmocka_unit_test(test_usage_and_reuse),
 		cmocka_unit_test(test_counts_and_rings), cmocka_unit_test(test_rcu_grace),
 		cmocka_unit_test(test_teid_model),       cmocka_unit_test(test_teid_full),
-		cmocka_unit_test(test_chosen_teid),
+		cmocka_unit_test(test_chosen_teid),      cmocka_unit_test(test_ue_model),
 	};
+	/* The sessions' tests again with their UE addresses in the UE
+	 * table's direct array rather than its hash. */
+	const struct CMUnitTest direct[] = {
+		cmocka_unit_test(test_compile),          cmocka_unit_test(test_pdr_groups),
+		cmocka_unit_test(test_shared_keys),      cmocka_unit_test(test_replace),
+		cmocka_unit_test(test_conflict),         cmocka_unit_test(test_table_full_rollback),
+		cmocka_unit_test(test_enospc),           cmocka_unit_test(test_usage_and_reuse),
+		cmocka_unit_test(test_counts_and_rings), cmocka_unit_test(test_rcu_grace),
+	};
+	int rc;
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	rc = cmocka_run_group_tests_name("hash", tests, setup, NULL);
+	ue_direct = true;
+	rc += cmocka_run_group_tests_name("direct", direct, NULL, teardown);
+	return rc;
 }
