@@ -399,28 +399,31 @@ assoc_setup(uint32_t recovery)
 	assert_cause(PFCP_CAUSE_ACCEPTED);
 }
 
-/* A plain session: uplink PDR 1 (CHOOSE) -> FAR 1 to the core, downlink PDR 2 (UE) -> FAR 2. */
+/*
+ * A plain session: uplink PDR 1 (F-TEID CHOOSE) -> FAR 1 to the core,
+ * downlink PDR 2 -> FAR 2, both with the UE address ue, or, with ue 0, UE
+ * IP Address CHOOSE flags ue_ch (CHV4 0x10, CHV6 0x20).
+ */
 static void
-w_plain_session(uint64_t cp_seid, uint32_t ue, uint8_t dl_apply, uint32_t urr)
+w_session(uint64_t cp_seid, const char *ni, uint32_t ue, uint8_t ue_ch, uint8_t dl_apply,
+	  uint32_t urr)
 {
 	struct pdr_spec ul = { .id = 1,
 			       .prec = 100,
 			       .src = UPF_IF_ACCESS,
 			       .choose = true,
 			       .chid = -1,
-			       .ni = "internet",
+			       .ni = ni,
 			       .ue4 = ue,
+			       .ue_ch = ue_ch,
 			       .far = 1,
 			       .urr = urr };
-	struct pdr_spec dl = { .id = 2,
-			       .prec = 100,
-			       .src = UPF_IF_CORE,
-			       .chid = -1,
-			       .ni = "internet",
-			       .ue4 = ue,
-			       .far = 2,
-			       .urr = urr };
+	struct pdr_spec dl = ul;
 
+	dl.id = 2;
+	dl.src = UPF_IF_CORE;
+	dl.choose = false;
+	dl.far = 2;
 	begin(PFCP_SESS_EST_REQ, true, 0);
 	w_node_id();
 	w_cp_fseid(cp_seid);
@@ -428,6 +431,12 @@ w_plain_session(uint64_t cp_seid, uint32_t ue, uint8_t dl_apply, uint32_t urr)
 	w_create_pdr(&dl);
 	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
 	w_create_far(2, dl_apply, UPF_IF_ACCESS, 0x5000 + (uint32_t)cp_seid);
+}
+
+static void
+w_plain_session(uint64_t cp_seid, uint32_t ue, uint8_t dl_apply, uint32_t urr)
+{
+	w_session(cp_seid, "internet", ue, 0, dl_apply, urr);
 }
 
 /* The UP SEID of the accepted Session Establishment Response in rb. */
@@ -1028,35 +1037,14 @@ created_ue(uint16_t pdr)
 	return 0;
 }
 
-/* A CHV4 session (uplink PDR 1 with F-TEID CHOOSE, downlink PDR 2): its address, or 0 with cause. */
+/* A session of w_session() with UE IP CHOOSE ch on both PDRs: its IPv4 address, or 0 with cause. */
 static uint32_t
 establish_chv4(uint64_t cp_seid, const char *ni, uint8_t ch, unsigned int want_cause, uint64_t *up)
 {
-	struct pdr_spec ul = { .id = 1,
-			       .prec = 100,
-			       .src = UPF_IF_ACCESS,
-			       .choose = true,
-			       .chid = -1,
-			       .ni = ni,
-			       .ue_ch = 0x10,
-			       .far = 1 };
-	struct pdr_spec dl = { .id = 2,
-			       .prec = 100,
-			       .src = UPF_IF_CORE,
-			       .chid = -1,
-			       .ni = ni,
-			       .ue_ch = ch,
-			       .far = 2 };
 	struct tlv t;
 	uint32_t a;
 
-	begin(PFCP_SESS_EST_REQ, true, 0);
-	w_node_id();
-	w_cp_fseid(cp_seid);
-	w_create_pdr(&ul);
-	w_create_pdr(&dl);
-	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
-	w_create_far(2, UPF_FAR_FORW, UPF_IF_ACCESS, 0x7000 + (uint32_t)cp_seid);
+	w_session(cp_seid, ni, 0, ch, UPF_FAR_FORW, 0);
 	end_send();
 	if (want_cause != PFCP_CAUSE_ACCEPTED) {
 		recv_type(PFCP_SESS_EST_RESP, 2000);
@@ -1065,8 +1053,8 @@ establish_chv4(uint64_t cp_seid, const char *ni, uint8_t ch, unsigned int want_c
 		return 0;
 	}
 	*up = est_ok(cp_seid);
-	/* Both PDRs: V4 only (S/D 0 outside a PDI), the same address. */
-	assert_int_equal(created_ue(1), 0x02);
+	/* Both PDRs: V4 (and V6 with CHV6; S/D 0 outside a PDI), the same address. */
+	assert_int_equal(created_ue(1), ch == 0x30 ? 0x03 : 0x02);
 	a = (uint32_t)be(ue_ie.v + 1, 4);
 	assert_int_equal(created_ue(2), ch == 0x30 ? 0x03 : 0x02);
 	assert_int_equal(be(ue_ie.v + 1, 4), a);
