@@ -84,11 +84,11 @@ upf_teid_dir_get(const struct upf_teid_tab *t, uint32_t teid)
  * Look up nk TEIDs (keys[i] points at one, host order), as
  * rte_hash_lookup_bulk_data: obj[i] gets the object, or NULL. The direct
  * entries are all prefetched before any is read; what they do not answer
- * goes to the hash in one bulk lookup per 64.
+ * goes to the hash in one bulk lookup per 64 (in place when none of the
+ * 64 is in the direct range).
  */
 static inline void
-upf_teid_lookup_bulk(const struct upf_teid_tab *t, const void *const *keys, unsigned int nk,
-		     void **obj)
+upf_teid_lookup_bulk(const struct upf_teid_tab *t, const void **keys, unsigned int nk, void **obj)
 {
 	const void *hk[RTE_HASH_LOOKUP_BULK_MAX];
 	void *ho[RTE_HASH_LOOKUP_BULK_MAX];
@@ -96,14 +96,27 @@ upf_teid_lookup_bulk(const struct upf_teid_tab *t, const void *const *keys, unsi
 	unsigned int i, j, c, n;
 
 	for (i = 0; i < nk; i += c) {
+		unsigned int nd = 0;
 		uint64_t hits = 0;
 
 		c = RTE_MIN(nk - i, (unsigned int)RTE_HASH_LOOKUP_BULK_MAX);
 		for (j = 0; j < c; j++) {
 			const uint32_t x = *(const uint32_t *)keys[i + j];
 
-			if (upf_teid_is_direct(x))
+			if (upf_teid_is_direct(x)) {
 				rte_prefetch0(&t->dir[x & t->mask]);
+				nd++;
+			}
+		}
+		if (nd == 0) {
+			/* None in the direct range (the SMF assigns the TEIDs): to
+			 * the hash as they are, with no gather and scatter (paired
+			 * A/B in docs/upf-bench.md). */
+			rte_hash_lookup_bulk_data(t->h, &keys[i], c, &hits, &obj[i]);
+			for (j = 0; j < c; j++)
+				if (!(hits & (1ull << j)))
+					obj[i + j] = NULL;
+			continue;
 		}
 		for (j = 0, n = 0; j < c; j++) {
 			const uint32_t x = *(const uint32_t *)keys[i + j];

@@ -1191,29 +1191,53 @@ tm_del(struct upf_teid_tab *t, struct teid_model *m, unsigned int i)
 		m->n_dead++;
 }
 
-/* Every TEID held answers its object, one by one and in bulk; every dead one misses. */
+/* The n TEIDs key[] (k[] points at them) in one bulk lookup: want[] each. */
+static void
+tm_bulk(const struct upf_teid_tab *t, const uint32_t *key, const void **k, void *const *want,
+	unsigned int n, const char *what)
+{
+	void *got[TM_BATCH];
+	unsigned int j;
+
+	if (n == 0)
+		return;
+	upf_teid_lookup_bulk(t, k, n, got);
+	for (j = 0; j < n; j++)
+		if (got[j] != want[j])
+			fail_msg("TEID 0x%08x (%s): bulk lookup %p, model %p", key[j], what, got[j],
+				 want[j]);
+}
+
+/*
+ * Every TEID held answers its object, one by one and in bulk (bursts of
+ * any TEIDs, then of those outside the direct range only, which go to the
+ * hash in place); every dead one misses.
+ */
 static void
 tm_check(const struct upf_teid_tab *t, const struct teid_model *m)
 {
 	uint32_t key[TM_BATCH];
 	const void *k[TM_BATCH];
-	void *want[TM_BATCH], *got[TM_BATCH];
-	unsigned int i, j, n = 0;
+	void *want[TM_BATCH];
+	unsigned int i, pass, n;
 
 	assert_int_equal(upf_teid_count(t), m->n);
-	for (i = 0; i < m->n + m->n_dead; i++) {
-		key[n] = i < m->n ? m->teid[i] : m->dead[i - m->n];
-		want[n] = i < m->n ? m->obj[i] : NULL;
-		assert_ptr_equal(upf_teid_find(t, key[n]), want[n]);
-		k[n] = &key[n];
-		if (++n < TM_BATCH && i + 1 < m->n + m->n_dead)
-			continue;
-		upf_teid_lookup_bulk(t, k, n, got);
-		for (j = 0; j < n; j++)
-			if (got[j] != want[j])
-				fail_msg("TEID 0x%08x: bulk lookup %p, model %p", key[j], got[j],
-					 want[j]);
+	for (pass = 0; pass < 2; pass++) {
 		n = 0;
+		for (i = 0; i < m->n + m->n_dead; i++) {
+			key[n] = i < m->n ? m->teid[i] : m->dead[i - m->n];
+			if (pass == 1 && upf_teid_is_direct(key[n]))
+				continue;
+			want[n] = i < m->n ? m->obj[i] : NULL;
+			if (pass == 0)
+				assert_ptr_equal(upf_teid_find(t, key[n]), want[n]);
+			k[n] = &key[n];
+			if (++n < TM_BATCH)
+				continue;
+			tm_bulk(t, key, k, want, n, pass ? "hashed burst" : "mixed burst");
+			n = 0;
+		}
+		tm_bulk(t, key, k, want, n, pass ? "hashed burst" : "mixed burst");
 	}
 }
 
