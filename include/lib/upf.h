@@ -10,7 +10,7 @@
  * - The datapath form (struct upf_sess_dp) is what workers read: one
  *   immutable, contiguous object per session, compiled from the control
  *   form by the store (upf_store_*) and published through its TEID table
- *   (lib/upf_teid.h) and an rte_hash of UE addresses, with lock-free
+ *   (lib/upf_teid.h) and its UE table (lib/upf_uetab.h), with lock-free
  *   readers. A modification compiles a new object and swaps it in every
  *   entry that names the session; the old one is freed after an
  *   RCU grace period (the workers' QSBR variable), so no packet ever uses a

@@ -2,8 +2,9 @@
 /*
  * The UPF session store (include/lib/upf.h): compiles a session's control
  * form into one immutable datapath object and publishes it in two tables
- * that workers read without locks (TEID -> session: lib/upf_teid.h, a
- * direct array beside an rte_hash; UE address -> session: an rte_hash).
+ * that workers read without locks (TEID -> session: lib/upf_teid.h; UE
+ * address -> session: lib/upf_uetab.h; each a direct array beside an
+ * rte_hash).
  * The control thread is the only writer. A modification builds a new
  * object, points every key of the session at it (an update of an existing
  * key's data is one atomic store for lock-free readers), removes the keys
