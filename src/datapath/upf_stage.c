@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include <rte_byteorder.h>
-#include <rte_hash.h>
 #include <rte_ip.h>
 #include <rte_meter.h>
 #include <rte_prefetch.h>
