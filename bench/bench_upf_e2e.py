@@ -54,6 +54,7 @@ GEN_CPU, FWD_CPU = bl.GEN_CPU, bl.FWD_CPU
 PORT_A_MAC = bl.PORT_A_MAC          # N3
 PORT_B_MAC = "02:00:00:00:bb:0b"    # N6
 N3_IP, UE_IP, REMOTE_IP = "192.168.3.1", "10.32.0.1", "10.1.0.1"
+TEID_CHOSEN = 0x40000000            # the first TEID lanefwd's allocator gives (upf_teid.h)
 DIRS = {"l3": "plain L3", "ul": "uplink", "dl": "downlink"}
 TARGETS = {1: 1.5, 4: 2.0}          # issue 14: UPF / plain L3 cycles per packet
 FULL_FILL = 28                      # packets per busy poll (of 32) for "full bursts"
@@ -145,7 +146,8 @@ max_sessions = {n}
 
 [network_instance internet]
 ue_pool = 10.32.0.0/11
-""".format(main=GEN_CPU, prefix=prefix, r4=os.path.join(self.tmp, "routes4.txt"),
+{ue_alloc}""".format(ue_alloc="ue_alloc = 10.32.0.0/11\n" if self.a.ids == "chosen" else "",
+                     main=GEN_CPU, prefix=prefix, r4=os.path.join(self.tmp, "routes4.txt"),
            a=socks[0], b=socks[1], amac=PORT_A_MAC, bmac=PORT_B_MAC, cpu=FWD_CPU, n3=N3_IP,
            pfcp=self.pfcp_port, n=n)
 
@@ -158,6 +160,10 @@ ue_pool = 10.32.0.0/11
                 "--port", str(self.pfcp_port), "--sessions", str(f.sessions),
                 "--pdrs", str(f.pdrs), "--ue-ip", UE_IP, "--n3-ip", N3_IP, "--quiet",
                 "--json", js]
+        if self.a.ids == "chosen":
+            # lanefwd allocates; the script checks session s got what the
+            # generator sends (TEID_CHOSEN + s, UE_IP + s).
+            argv[-2:-2] = ["--choose", "--teid-base", str(TEID_CHOSEN)]
         if not any("upf_sessions.py" in c for c in COMMANDS):
             COMMANDS.append(bl.quote(argv[:-2]).replace(str(f.sessions), "N", 1) +
                             "   # before each UPF run: the sessions over PFCP")
@@ -197,6 +203,8 @@ ue_pool = 10.32.0.0/11
         else:
             traffic = ["--tx-port", "1", "--rx-port", "0", "--dst-mac", PORT_B_MAC,
                        "--gtpu-dl", str(f.sessions), "--ue-ip", UE_IP, "--n3-ip", N3_IP]
+        if f.dir != "l3" and self.a.ids == "chosen":
+            traffic += ["--teid-base", str(TEID_CHOSEN)]
         return common + traffic + ["--size", "64", "--quiet"] + opts
 
     # ----------------------------------------------------------------- runs
@@ -331,7 +339,7 @@ ue_pool = 10.32.0.0/11
                 "lanefwd": self.lf_version, "tsc_hz": self.tsc_hz,
                 "settings": {k: getattr(self.a, k) for k in
                              ("sessions", "pdrs", "loads", "window", "warmup", "reps",
-                              "searches", "flows", "ndr_loss", "pdr_loss")},
+                              "searches", "flows", "ndr_loss", "pdr_loss", "ids")},
                 "commands": COMMANDS, "failures": self.failures,
                 "configs": [{"key": f.key, "label": f.label, "dir": f.dir,
                              "sessions": f.sessions, "pdrs": f.pdrs, "conf": f.conf,
@@ -347,6 +355,7 @@ ue_pool = 10.32.0.0/11
             r = json.load(fh)
         b = cls.__new__(cls)
         b.a = a
+        a.ids = "given"  # results from before --ids: the SMF script assigned them
         for k, v in r["settings"].items():
             setattr(a, k, v)
         b.date, b.command, b.elapsed = r["date"], r["command"], r["elapsed_s"]
@@ -457,14 +466,21 @@ ue_pool = 10.32.0.0/11
                  "flows, routed out of port b by the same UPF-configured lanefwd: the peer.\n"
                  "* **uplink** (`ul-N-P`): `lanefwd-gen --gtpu-ul N`: G-PDUs from the gNB "
                  "192.168.3.2 to the N3 address 192.168.3.1 with a PDU Session Container (QFI "
-                 "9), one flow per session (TEID s + 1, UE 10.32.0.1 + s, to 10.1.0.1): 108-byte "
+                 "9), one flow per session (TEID %s + s, UE 10.32.0.1 + s, to 10.1.0.1): 108-byte "
                  "frames in, the 64-byte user frame out of port b.\n"
                  "* **downlink** (`dl-N-P`): `lanefwd-gen --gtpu-dl N`: 64-byte frames into "
                  "port b to the N UEs, out of port a as 108-byte G-PDUs to the session's "
                  "gNB F-TEID with the QFI in a PDU Session Container.\n"
                  "* **P PDRs** per direction: with 4, three more of higher precedence whose SDF "
                  "filter the traffic fails (bench/upf_sessions.py): every packet is matched "
-                 "against all of them and taken by the last, the worst case.\n" % a.flows)
+                 "against all of them and taken by the last, the worst case.\n"
+                 "* **TEIDs and UE addresses** (`--ids %s`): %s\n" % (
+                     a.flows, "0x40000000" if a.ids == "chosen" else "1", a.ids,
+                     "lanefwd allocates them: the script asks for F-TEID CHOOSE and UE IP CHV4 (`upf_sessions.py "
+                     "--choose`, `ue_alloc = 10.32.0.0/11`) and checks each session got the "
+                     "TEID and address the generator sends to: the TEID and UE tables' "
+                     "direct arrays." if a.ids == "chosen" else
+                     "the script assigns them, as an SMF with its own pools does: the TEID and UE tables' hashes."))
         L.append("Each configuration: %d MLRsearch%s (NDR: no loss; PDR: %g%%), interleaved; "
                  "then %d round%s at %s of its own median NDR, a fresh forwarder per run, a "
                  "%g s window after %g s of warm-up. *Cycles/packet* is the worker's busy TSC "
@@ -567,6 +583,10 @@ def main():
     ap.add_argument("--reps", type=int, help="rounds of every configuration and load "
                     "(default 2)")
     ap.add_argument("--searches", type=int, help="MLRsearches per configuration (default 2)")
+    ap.add_argument("--ids", choices=("chosen", "given"), default="chosen",
+                    help="chosen (default): lanefwd allocates the F-TEIDs and UE addresses "
+                    "(CHOOSE, CHV4; its tables' direct arrays); given: the SMF script assigns "
+                    "them (their hashes)")
     ap.add_argument("--flows", type=int, default=1024, help="plain L3 flows (default 1024)")
     ap.add_argument("--ndr-loss", type=float, default=0.0)
     ap.add_argument("--pdr-loss", type=float, default=0.5)

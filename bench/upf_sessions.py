@@ -31,6 +31,16 @@ by the last, the worst case for a linear scan. Extra PDRs point at the same
 FAR and QER. --urr adds a volume-measuring URR (no reporting trigger) to
 every PDR.
 
+--choose lets lanefwd allocate instead (TS 29.244 5.21.3, 5.5.3): every
+uplink PDR's F-TEID is CHOOSE with one CHOOSE ID (one TEID per session) and
+every PDR's UE IP Address is CHV4 / CHV6 (one address per session, from the
+network instance's ue_alloc). The script then checks that session s was
+given TEID --teid-base + s and UE --ue-ip + s, what lanefwd-gen sends with
+the same options: on a fresh lanefwd whose ue_alloc starts at --ue-ip's
+prefix, with --teid-base 1073741824 (0x40000000, the first TEID its
+allocator gives), and requests answered in the order sent. A session given
+anything else counts as not accepted.
+
 Messages follow TS 29.244 and are made with scapy's classes
 (scapy.contrib.pfcp) once, as a template; each session's request is the
 template's bytes with the sequence number, CP SEID, TEIDs and UE addresses
@@ -114,6 +124,10 @@ def recovery_ts():
 
 def ue_ie(a, sd):
     """UE IP Address (8.2.62) with the marker address; sd 0 source, 1 destination."""
+    if a.choose:
+        # CHV4 / CHV6 (octet 5 bits 5 and 6), which this scapy's
+        # IE_UE_IP_Address has in its 5-bit spare field (bits 8..4).
+        return P.IE_UE_IP_Address(SD=sd, spare=0x02 if a.ue_family == 4 else 0x04)
     if a.ue_family == 4:
         return P.IE_UE_IP_Address(V4=1, SD=sd, ipv4=M_UE4)
     return P.IE_UE_IP_Address(V6=1, SD=sd, ipv6=M_UE6)
@@ -133,11 +147,17 @@ def session_template(a):
     ni = [P.IE_NetworkInstance(instance=a.network_instance)] if a.network_instance else []
     qer = [P.IE_QER_Id(id=1)]
     urr = [P.IE_URR_Id(id=1)] if a.urr else []
-    if a.n3_family == 4:
+    if a.choose:
+        # One CHOOSE ID: the session's uplink PDRs share one F-TEID.
+        fteid = P.IE_FTEID(CH=1, CHID=1, V4=int(a.n3_family == 4), V6=int(a.n3_family == 6),
+                           choose_id=1)
+    elif a.n3_family == 4:
         fteid = P.IE_FTEID(V4=1, TEID=M_TEID, ipv4=str(a.n3_ip))
-        ohc = P.IE_OuterHeaderCreation(GTPUUDPIPV4=1, TEID=M_GNB_TEID, ipv4=M_GNB4)
     else:
         fteid = P.IE_FTEID(V6=1, TEID=M_TEID, ipv6=str(a.n3_ip))
+    if a.n3_family == 4:
+        ohc = P.IE_OuterHeaderCreation(GTPUUDPIPV4=1, TEID=M_GNB_TEID, ipv4=M_GNB4)
+    else:
         ohc = P.IE_OuterHeaderCreation(GTPUUDPIPV6=1, TEID=M_GNB_TEID, ipv6=M_GNB6)
     # Outer Header Removal (8.2.64): 0 GTP-U/UDP/IPv4, 1 GTP-U/UDP/IPv6.
     ohr = P.IE_OuterHeaderRemoval(header=0 if a.n3_family == 4 else 1)
@@ -212,8 +232,9 @@ class Template:
         self.ue = find_all(b, ue_m)
         self.gnb = find_all(b, gnb_m)
         # Every field exactly where the message has it: one F-SEID, one F-TEID
-        # per uplink PDR, one UE address per PDR, one outer header creation.
-        want = (1, a.pdrs, 1, 2 * a.pdrs, 1)
+        # per uplink PDR, one UE address per PDR, one outer header creation
+        # (with --choose no F-TEID or UE address: lanefwd's to give).
+        want = (1, 0 if a.choose else a.pdrs, 1, 0 if a.choose else 2 * a.pdrs, 1)
         got = tuple(len(x) for x in (self.seid, self.teid, self.gnb_teid, self.ue, self.gnb))
         if got != want:
             raise RuntimeError("template markers found %r times, expected %r" % (got, want))
@@ -275,6 +296,37 @@ def parse_msg(b):
     return mtype, seid, seq, ies
 
 
+IE_CREATED_PDR, IE_PDR_ID, IE_FTEID, IE_UE_IP = 8, 56, 21, 93
+
+
+def created_pdrs(b):
+    """{PDR ID: (TEID or None, UE IPv4/IPv6 address bytes or None)} of the
+    Created PDR IEs (7.5.3.2) in a Session Establishment Response's bytes."""
+    out = {}
+    off = 16 if b[0] & 1 else 8
+    end = min(len(b), struct.unpack_from("!H", b, 2)[0] + 4)
+    while off + 4 <= end:
+        t, n = struct.unpack_from("!HH", b, off)
+        if t == IE_CREATED_PDR:
+            pid, teid, ue = None, None, None
+            o = off + 4
+            while o + 4 <= off + 4 + n:
+                it, inl = struct.unpack_from("!HH", b, o)
+                v = b[o + 4:o + 4 + inl]
+                if it == IE_PDR_ID and inl >= 2:
+                    pid = struct.unpack_from("!H", v)[0]
+                elif it == IE_FTEID and inl >= 5:
+                    teid = struct.unpack_from("!I", v, 1)[0]
+                elif it == IE_UE_IP and inl >= 5:
+                    # Flags, then IPv4 (V4, bit 2) before IPv6 (V6, bit 1);
+                    # of an IPv6 address the /64 prefix, what is allocated.
+                    ue = bytes(v[1:5]) if v[0] & 0x02 else bytes(v[1:9])
+                o += 4 + inl
+            out[pid] = (teid, ue)
+        off += 4 + n
+    return out
+
+
 def percentile(sorted_vals, q):
     if not sorted_vals:
         return 0.0
@@ -334,7 +386,8 @@ class Peer:
             if msg[0] in (HEARTBEAT_REQ, SESS_REPORT_REQ):
                 self.serve(msg, b)
                 continue
-            out.append(msg)
+            # The raw bytes too, for what parse_msg keeps only the first of.
+            out.append(msg + (b,))
 
     def transact(self, make, want_type, what):
         """One node request (make(seq) -> message), waited for with
@@ -377,7 +430,7 @@ class Peer:
                 pending[seq] = [nxt, req, now, now, 1]
                 nxt += 1
             for msg in self.recv_all(0.0 if (nxt < n and len(pending) < a.window) else 0.05):
-                mtype, _, seq, ies = msg
+                mtype, _, seq, ies, _ = msg
                 p = pending.pop(seq, None)
                 if p is None or mtype != want_type:
                     continue  # a late answer to a retransmitted request
@@ -455,6 +508,9 @@ def parse_args(argv):
     ap.add_argument("--teid-base", type=int, default=1, help="uplink F-TEID of session 0 (1)")
     ap.add_argument("--gnb-teid-base", type=int, help="downlink (gNB) TEID of session 0 "
                     "(default --teid-base, as lanefwd-gen expects)")
+    ap.add_argument("--choose", action="store_true",
+                    help="lanefwd allocates the F-TEIDs and UE addresses (CHOOSE, CHV4/CHV6) "
+                    "and they are checked against --teid-base + s and --ue-ip + s")
     ap.add_argument("--qfi", type=int, default=9, help="QFI (9)")
     ap.add_argument("--network-instance", default="internet",
                     help="Network Instance ('internet'; '' for none)")
@@ -523,15 +579,32 @@ def main(argv):
 
     up_seid = [0] * a.sessions
 
+    unexpected = []
+
     def est_answer(i, msg):
         ies = msg[3]
         if ies.get(IE_CAUSE, b"\0")[0] != CAUSE_ACCEPTED or IE_FSEID not in ies:
             return False
         up_seid[i] = struct.unpack_from("!Q", ies[IE_FSEID], 1)[0]
+        if a.choose:
+            # PDR IDs 1..P are the uplink's, P+1..2P the downlink's.
+            got = created_pdrs(msg[4])
+            ue = tmpl.ue_bytes(i)[:8]
+            want = {pid: (a.teid_base + i if pid <= a.pdrs else None, ue)
+                    for pid in range(1, 2 * a.pdrs + 1)}
+            if got != want:
+                unexpected.append((i, got, want))
+                return False
         return True
 
     st = peer.pipeline(a.sessions, tmpl.build, SESS_EST_RSP, "establish", est_answer)
     report(st)
+    if unexpected:
+        i, got, want = unexpected[0]
+        print("upf_sessions: %d sessions given other TEIDs or UE addresses than lanefwd-gen "
+              "sends; the first, session %d: {PDR ID: (TEID, UE)} %r, expected %r" % (
+                  len(unexpected), i, got, want))
+        st["unexpected"] = len(unexpected)
     out["phases"].append(st)
     ok &= st["accepted"] == a.sessions
 
