@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include <rte_common.h>
+#include <rte_errno.h>
 #include <rte_hash.h>
 #include <rte_hash_crc.h>
 #include <rte_jhash.h>
@@ -142,6 +143,12 @@ struct pa_sess {
 	struct rte_mbuf **held; /* [buffer_packets], allocated on the first one. */
 	uint64_t since; /* Wall clock, seconds. */
 };
+
+/* Most ue_held keys one session can have: an IPv4 address and a /64 per instance. */
+#define PA_UE_HELD_PER_SESS (2 * LF_UPF_MAX_NI)
+
+/* Addresses a->ue_held holds at most; a request that needs more gets Cause 75. */
+#define PA_UE_HELD_MAX 65536u
 
 /* A session being built or changed: full-size arrays, on the agent's heap. */
 struct pa_work {
@@ -249,6 +256,13 @@ struct pa_agent {
 	uint64_t up_features;
 	/* UE IP Address CHOOSE: [network instance][0: IPv4, 1: IPv6]. */
 	struct upf_uepool uepool[LF_UPF_MAX_NI][2];
+	/*
+	 * The addresses chosen for a live session that none of its downlink
+	 * PDRs names (struct upf_ue_key; ue_held_keys()): the UE table, which
+	 * has every downlink PDR's, does not know they are in use. NULL
+	 * without a ue_alloc.
+	 */
+	struct rte_hash *ue_held;
 
 	/* Sessions, by index: up_seid = gen << 32 | (idx + 1). */
 	uint32_t max_sess;
@@ -726,10 +740,18 @@ held_free(struct pa_agent *a, struct pa_sess *s)
 	s->n_held = 0;
 }
 
+static unsigned int sess_held_keys(const struct pa_sess *s, struct upf_ue_key *k);
+static void ue_held_set(struct pa_agent *a, const struct upf_ue_key *old, unsigned int n_old,
+			const struct upf_ue_key *now, unsigned int n_now);
+
 /* Forget a session the store no longer has (or never had). */
 static void
 sess_destroy(struct pa_agent *a, struct pa_sess *s)
 {
+	struct upf_ue_key k[PA_UE_HELD_PER_SESS];
+
+	if (a->ue_held != NULL)
+		ue_held_set(a, k, sess_held_keys(s, k), NULL, 0);
 	held_free(a, s);
 	free(s->held);
 	watch_unlink(a, s);
@@ -2283,11 +2305,14 @@ created_of(struct pfcp_created_pdr *out, unsigned int *n, uint16_t id)
 }
 
 struct ue_taken_ctx {
-	const struct upf_store *st;
+	const struct pa_agent *a;
 	uint8_t ni, af;
 };
 
-/* Whether a downlink PDR of any session holds the address (the UE table). */
+/*
+ * Whether a session holds the address: a downlink PDR of any session (the
+ * UE table), or a chosen one that only uplink PDRs name (a->ue_held).
+ */
 static bool
 ue_taken(void *arg, const uint8_t addr[16])
 {
@@ -2298,7 +2323,119 @@ ue_taken(void *arg, const uint8_t addr[16])
 	key.ni = t->ni;
 	key.af = t->af;
 	memcpy(key.a, addr, t->af == 4 ? 4 : 8);
-	return upf_ue_find(&t->st->ue, &key) != NULL;
+	return upf_ue_find(&t->a->st->ue, &key) != NULL ||
+		(t->a->ue_held != NULL && rte_hash_lookup(t->a->ue_held, &key) >= 0);
+}
+
+/* Append p's chosen addresses to k[0..n) (each once); returns the new n. */
+static unsigned int
+chosen_keys(const struct upf_pdr_conf *p, struct upf_ue_key *k, unsigned int n)
+{
+	unsigned int f, j;
+
+	for (f = 0; f < 2; f++) {
+		const struct upf_ip *ue = f == 0 ? &p->ue4 : &p->ue6;
+		struct upf_ue_key key;
+
+		if (!(p->ue_chosen & (f == 0 ? UPF_UE_CHOOSE4 : UPF_UE_CHOOSE6)))
+			continue;
+		memset(&key, 0, sizeof(key));
+		key.ni = p->ni == UPF_NI_NONE ? 0 : p->ni;
+		key.af = f == 0 ? 4 : 6;
+		memcpy(key.a, ue->a, f == 0 ? 4 : 8);
+		for (j = 0; j < n && memcmp(&k[j], &key, sizeof(key)) != 0; j++)
+			;
+		if (j == n && n < PA_UE_HELD_PER_SESS)
+			k[n++] = key;
+	}
+	return n;
+}
+
+/*
+ * The addresses this UP chose for a session that none of its downlink PDRs
+ * names, into k (PA_UE_HELD_PER_SESS): what a->ue_held must hold for it.
+ * An address some downlink PDR names is in the UE table, as the store
+ * keys it (upf_store.c: CORE and SGi-LAN PDRs).
+ */
+static unsigned int
+ue_held_keys(const struct upf_pdr_conf *pdr, unsigned int n_pdr, struct upf_ue_key *k)
+{
+	struct upf_ue_key dl[PA_UE_HELD_PER_SESS];
+	unsigned int i, j, n = 0, n_dl = 0, out = 0;
+
+	for (i = 0; i < n_pdr; i++) {
+		if (pdr[i].src_iface == UPF_IF_CORE || pdr[i].src_iface == UPF_IF_SGI_LAN)
+			n_dl = chosen_keys(&pdr[i], dl, n_dl);
+		n = chosen_keys(&pdr[i], k, n);
+	}
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < n_dl && memcmp(&k[i], &dl[j], sizeof(k[i])) != 0; j++)
+			;
+		if (j == n_dl)
+			k[out++] = k[i];
+	}
+	return out;
+}
+
+/* ue_held_keys() of a stored session (its PDRs packed). */
+static unsigned int
+sess_held_keys(const struct pa_sess *s, struct upf_ue_key *k)
+{
+	struct upf_pdr_conf pdr[UPF_MAX_PDR];
+	const uint8_t *p = s->pdr_packed;
+	unsigned int i;
+
+	for (i = 0; i < s->c.n_pdr && i < UPF_MAX_PDR; i++)
+		p += pdr_unpack(&pdr[i], p);
+	return ue_held_keys(pdr, i, k);
+}
+
+/*
+ * Whether a->ue_held has room for w's keys, given that the session held
+ * old[0..n_old) before: checked before the request is applied, so that
+ * ue_held_set() after it cannot fail.
+ */
+static int
+ue_held_room(const struct pa_agent *a, const struct pa_work *w, const struct upf_ue_key *old,
+	     unsigned int n_old, struct pfcp_err *e)
+{
+	struct upf_ue_key k[PA_UE_HELD_PER_SESS];
+	const unsigned int n = ue_held_keys(w->pdr, w->c.n_pdr, k);
+	unsigned int i, j, add = 0;
+
+	if (a->ue_held == NULL)
+		return 0;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < n_old && memcmp(&k[i], &old[j], sizeof(k[i])) != 0; j++)
+			;
+		add += j == n_old;
+	}
+	if (add != 0 && (uint32_t)rte_hash_count(a->ue_held) + add > PA_UE_HELD_MAX)
+		return pa_fail(e, PFCP_CAUSE_NO_RESOURCES, PFCP_IE_UE_IP_ADDRESS, PFCP_RULE_NONE, 0,
+			       "%u chosen UE addresses are held by uplink PDRs alone (at most %u)",
+			       (unsigned int)rte_hash_count(a->ue_held), PA_UE_HELD_MAX);
+	return 0;
+}
+
+/* The session held old[0..n_old), now now[0..n_now): a->ue_held follows. */
+static void
+ue_held_set(struct pa_agent *a, const struct upf_ue_key *old, unsigned int n_old,
+	    const struct upf_ue_key *now, unsigned int n_now)
+{
+	unsigned int i, j;
+
+	if (a->ue_held == NULL)
+		return;
+	for (i = 0; i < n_old; i++) {
+		for (j = 0; j < n_now && memcmp(&old[i], &now[j], sizeof(old[i])) != 0; j++)
+			;
+		if (j == n_now)
+			(void)rte_hash_del_key(a->ue_held, &old[i]);
+	}
+	for (i = 0; i < n_now; i++)
+		/* Room was checked (ue_held_room), and the table has an
+		 * extendable bucket table, so this cannot fail. */
+		(void)rte_hash_add_key(a->ue_held, &now[i]);
 }
 
 /* The network instance a PDR's CHOOSE allocates in for family f (0: IPv4). */
@@ -2374,7 +2511,7 @@ choose_ue(struct pa_agent *a, struct pa_work *w, struct pfcp_created_pdr *out, u
 			if (j < w->c.n_pdr) {
 				*ue = f == 0 ? w->pdr[j].ue4 : w->pdr[j].ue6;
 			} else {
-				t.st = a->st;
+				t.a = a;
 				t.ni = (uint8_t)ni;
 				t.af = f == 0 ? 4 : 6;
 				if (upf_uepool_alloc(&a->uepool[ni][f], ue_taken, &t, 0, addr) != 0)
@@ -2705,6 +2842,7 @@ static void
 on_sess_est(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *m)
 {
 	struct pfcp_created_pdr created[UPF_MAX_PDR];
+	struct upf_ue_key held[PA_UE_HELD_PER_SESS];
 	struct pa_work *w = &a->work;
 	struct pa_sess *s = NULL;
 	struct pfcp_sess_resp r;
@@ -2746,7 +2884,7 @@ on_sess_est(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 	w->choose = 0;
 	if (apply_creates(a, w, m, ntp_now(), &e) != 0 || validate(a, w, &e) != 0 ||
 	    choose_teids(a, w, created, &n_created, &e) != 0 ||
-	    choose_ue(a, w, created, &n_created, &e) != 0)
+	    choose_ue(a, w, created, &n_created, &e) != 0 || ue_held_room(a, w, NULL, 0, &e) != 0)
 		goto reply;
 	s = sess_alloc(a, w);
 	if (s == NULL) {
@@ -2762,6 +2900,7 @@ on_sess_est(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 	s->assoc = (uint16_t)as;
 	s->since = (uint64_t)time(NULL);
 	s->quota_drop = qd;
+	ue_held_set(a, NULL, 0, held, ue_held_keys(w->pdr, w->c.n_pdr, held));
 	a->sess[idx] = s;
 	a->n_sess++;
 	a->sess_bytes += s->bytes;
@@ -2829,9 +2968,10 @@ sess_has_buff(const struct pa_sess *s)
 static void
 on_sess_mod(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *m)
 {
+	struct upf_ue_key held_old[PA_UE_HELD_PER_SESS], held_new[PA_UE_HELD_PER_SESS];
 	struct pfcp_created_pdr created[UPF_MAX_PDR];
 	struct pfcp_usage_report rep[PA_MAX_REPORTS];
-	unsigned int n_rep = 0, n_created = 0, i;
+	unsigned int n_rep = 0, n_created = 0, n_held_old, i;
 	struct pa_work *w = &a->work;
 	bool release = false, far_updated = false, qd;
 	struct pa_sess *s, *ns = NULL;
@@ -2846,6 +2986,7 @@ on_sess_mod(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 	if (s == NULL)
 		goto reply;
 	sess_unpack(s, w);
+	n_held_old = ue_held_keys(w->pdr, w->c.n_pdr, held_old);
 	if (m->present & PFCP_M_CP_FSEID) {
 		w->c.cp_seid = m->cp_fseid.seid;
 		w->c.cp_ip = m->cp_fseid.v4.af != 0 ? m->cp_fseid.v4 : m->cp_fseid.v6;
@@ -2854,7 +2995,8 @@ on_sess_mod(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 	    apply_updates(a, w, m, &release, &far_updated, &e) != 0 ||
 	    apply_creates(a, w, m, ntp, &e) != 0 || validate(a, w, &e) != 0 ||
 	    choose_teids(a, w, created, &n_created, &e) != 0 ||
-	    choose_ue(a, w, created, &n_created, &e) != 0)
+	    choose_ue(a, w, created, &n_created, &e) != 0 ||
+	    ue_held_room(a, w, held_old, n_held_old, &e) != 0)
 		goto reply;
 	if ((m->present & PFCP_M_SMREQ_FLAGS) && (m->smreq_flags & PFCP_SMREQ_QAURR)) {
 		for (i = 0; i < w->c.n_urr; i++) {
@@ -2893,6 +3035,7 @@ on_sess_mod(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 		store_fail(a, w, rc, err, &e);
 		goto reply;
 	}
+	ue_held_set(a, held_old, n_held_old, held_new, ue_held_keys(w->pdr, w->c.n_pdr, held_new));
 	/* The new allocation takes the old one's place in every list (they link by index). */
 	ns->idx = s->idx;
 	ns->assoc = s->assoc;
@@ -3341,6 +3484,8 @@ tel_upf_locked(const struct pa_agent *a, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "quota_publish_failed", n->quota_publish_failed);
 	rte_tel_data_add_dict_u64(d, "teids_chosen", n->teids_chosen);
 	rte_tel_data_add_dict_u64(d, "ue_ips_chosen", n->ue_ips_chosen);
+	rte_tel_data_add_dict_u64(d, "ue_ips_held_uplink_only",
+				  a->ue_held != NULL ? (uint64_t)rte_hash_count(a->ue_held) : 0);
 	rte_tel_data_add_dict_u64(d, "volume_checks", n->scans);
 	rte_tel_data_add_dict_u64(d, "buffered_held", n->buffered);
 	rte_tel_data_add_dict_u64(d, "buffer_full", n->buffer_full);
@@ -3653,6 +3798,7 @@ agent_free(struct pa_agent *a)
 	if (a->pend != NULL)
 		for (i = 0; i < PA_PEND_N; i++)
 			free(a->pend[i].buf);
+	rte_hash_free(a->ue_held);
 	free(a->sess);
 	free(a->gen);
 	free(a->free_idx);
@@ -3853,6 +3999,26 @@ pfcp_agent_start(const struct lf_config *cfg, struct upf_store *store, char *err
 					     ni->alloc[k].af, ni->alloc[k].a, ni->alloc[k].plen);
 		if (ni->n_alloc != 0)
 			a->up_features |= PFCP_UPF_UEIP;
+	}
+	if (a->up_features & PFCP_UPF_UEIP) {
+		struct rte_hash_parameters hp = {
+			.entries = PA_UE_HELD_MAX,
+			.key_len = sizeof(struct upf_ue_key),
+			.hash_func = rte_hash_crc,
+			.socket_id = SOCKET_ID_ANY,
+			/* Extendable buckets: an add within .entries never fails. */
+			.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
+		};
+		char name[RTE_HASH_NAMESIZE];
+
+		snprintf(name, sizeof(name), "pa_ueh_%p", (void *)a);
+		hp.name = name;
+		a->ue_held = rte_hash_create(&hp);
+		if (a->ue_held == NULL) {
+			snprintf(err, errlen, "PFCP agent: UE address set: %s",
+				 rte_strerror(rte_errno));
+			goto fail;
+		}
 	}
 
 	if (!pa_tel_registered) {

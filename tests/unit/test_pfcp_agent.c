@@ -516,6 +516,19 @@ dp_of_ue(uint32_t ue)
 	return d;
 }
 
+/* Whether the UE table (the downlink's) has IPv4 address ue of instance 0. */
+static bool
+ue_in_table(uint32_t ue)
+{
+	struct upf_ue_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.af = 4;
+	ue = htonl(ue);
+	memcpy(k.a, &ue, 4);
+	return upf_ue_find(&st->ue, &k) != NULL;
+}
+
 static void
 traffic(const struct upf_sess_dp *s, unsigned int urr_idx, uint64_t ul, uint64_t dl)
 {
@@ -1062,6 +1075,91 @@ establish_chv4(uint64_t cp_seid, const char *ni, uint8_t ch, unsigned int want_c
 	assert_true(msg_ie(PFCP_IE_CREATED_PDR, 0, &t));
 	assert_int_equal(dp_of_ue(a)->up_seid, *up);
 	return a;
+}
+
+/*
+ * An address chosen for a session's uplink PDR alone is in use, though no
+ * downlink PDR names it (the UE table does not have it): no other session
+ * is given it. Once the session's downlink PDR names it (the UE table has
+ * it), after that PDR is removed again, and after the session ends, the
+ * pool counts it as any other. The /29 pool has 6 addresses.
+ */
+static void
+test_choose_ue_uplink_only(void **state)
+{
+	struct pdr_spec ul = { .id = 1,
+			       .prec = 100,
+			       .src = UPF_IF_ACCESS,
+			       .choose = true,
+			       .chid = -1,
+			       .ni = "internet",
+			       .ue_ch = 0x10,
+			       .far = 1 };
+	struct pdr_spec dl = { .id = 2,
+			       .prec = 100,
+			       .src = UPF_IF_CORE,
+			       .chid = -1,
+			       .ni = "internet",
+			       .ue_ch = 0x10,
+			       .far = 2 };
+	const uint32_t base = counts().sessions;
+	uint64_t up[6], up_ul, up_x;
+	uint32_t a, got[6];
+	unsigned int i, j;
+
+	(void)state;
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(300);
+	w_create_pdr(&ul);
+	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+	end_send();
+	up_ul = est_ok(300);
+	assert_int_equal(created_ue(1), 0x02);
+	a = (uint32_t)be(ue_ie.v + 1, 4);
+	assert_false(ue_in_table(a));
+	tel_has("/lanefwd/upf", "\"ue_ips_held_uplink_only\":1");
+
+	/* The other 5 addresses, each once; then the pool is full. */
+	for (i = 0; i < 5; i++) {
+		got[i] = establish_chv4(301 + i, "internet", 0x10, PFCP_CAUSE_ACCEPTED, &up[i]);
+		assert_int_not_equal(got[i], a);
+		for (j = 0; j < i; j++)
+			assert_int_not_equal(got[i], got[j]);
+	}
+	establish_chv4(306, "internet", 0x10, PFCP_CAUSE_NO_RESOURCES, &up_x);
+
+	/* The session's downlink PDR asks too: its address, now in the UE table. */
+	begin(PFCP_SESS_MOD_REQ, true, up_ul);
+	w_create_pdr(&dl);
+	w_create_far(2, UPF_FAR_FORW, UPF_IF_ACCESS, 0x5300);
+	end_send();
+	recv_type(PFCP_SESS_MOD_RESP, 2000);
+	assert_cause(PFCP_CAUSE_ACCEPTED);
+	assert_int_equal(created_ue(2), 0x02);
+	assert_int_equal(be(ue_ie.v + 1, 4), a);
+	assert_int_equal(dp_of_ue(a)->up_seid, up_ul);
+	tel_has("/lanefwd/upf", "\"ue_ips_held_uplink_only\":0");
+	establish_chv4(307, "internet", 0x10, PFCP_CAUSE_NO_RESOURCES, &up_x);
+
+	/* The downlink PDR removed: the uplink PDR alone holds it again. */
+	begin(PFCP_SESS_MOD_REQ, true, up_ul);
+	w_id_group(PFCP_IE_REMOVE_PDR, PFCP_IE_PDR_ID, 2);
+	end_send();
+	recv_type(PFCP_SESS_MOD_RESP, 2000);
+	assert_cause(PFCP_CAUSE_ACCEPTED);
+	assert_false(ue_in_table(a));
+	tel_has("/lanefwd/upf", "\"ue_ips_held_uplink_only\":1");
+	establish_chv4(308, "internet", 0x10, PFCP_CAUSE_NO_RESOURCES, &up_x);
+
+	/* The session ends: its address is the one free. */
+	delete (up_ul);
+	tel_has("/lanefwd/upf", "\"ue_ips_held_uplink_only\":0");
+	assert_int_equal(establish_chv4(309, "internet", 0x10, PFCP_CAUSE_ACCEPTED, &up_x), a);
+	delete (up_x);
+	for (i = 0; i < 5; i++)
+		delete (up[i]);
+	assert_int_equal(counts().sessions, base);
 }
 
 static void
@@ -1769,6 +1867,7 @@ main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_establish_choose),
 		cmocka_unit_test(test_establish_choose_ue),
+		cmocka_unit_test(test_choose_ue_uplink_only),
 		cmocka_unit_test(test_modify_and_reports),
 		cmocka_unit_test(test_quota_and_period),
 		cmocka_unit_test(test_buffering),
