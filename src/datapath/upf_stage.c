@@ -25,7 +25,11 @@
 #include "rewrite_pkt.h"
 #include "upf_stage.h"
 
-enum { DIR_UL = 0, DIR_DL = 1 };
+/*
+ * A packet's direction: the index of its counters and gate bits. DIR_DL_TUN
+ * is DIR_DL's PDRs matched for a downlink G-PDU over N9 (pdr_match only).
+ */
+enum { DIR_UL = 0, DIR_DL = 1, DIR_DL_TUN = 2 };
 
 /* What the stages learn of a packet in pass 1. */
 struct upf_pkt {
@@ -184,7 +188,8 @@ pdr_end(const struct upf_sess_dp *s, unsigned int dir)
  * conditions all hold, or NULL. The lists are short (a handful of PDRs per
  * session), and a scan of one session's rules does not grow with the
  * number of sessions. The store groups the PDRs by source interface, so
- * every one scanned here is of the packet's direction.
+ * every one scanned here is of the packet's direction; DIR_DL_TUN scans
+ * the downlink PDRs for a G-PDU that came down N9 (ul_no_pdr).
  */
 static inline int
 pdr_match(const struct upf_sess_dp *s, unsigned int dir, const struct upf_pkt *k, const uint8_t *ue,
@@ -196,9 +201,12 @@ pdr_match(const struct upf_sess_dp *s, unsigned int dir, const struct upf_pkt *k
 	for (i = pdr_first(s, dir); i < end; i++) {
 		const struct upf_pdr_match *p = &s->match[i];
 
-		/* A downlink packet is plain IP: it has no TEID (dl_check leaves
-		 * k->teid unset), so a PDR that names one is not its. */
+		/* A plain downlink packet has no TEID (dl_check leaves k->teid
+		 * unset), so a PDR that names one is not its. */
 		if ((p->flags & UPF_PDR_TEID) && (dir == DIR_DL || p->teid != k->teid))
+			continue;
+		/* A downlink G-PDU over N9 is only such a PDR's. */
+		if (dir == DIR_DL_TUN && !(p->flags & UPF_PDR_TEID))
 			continue;
 		if ((p->flags & UPF_PDR_QFI) && p->qfi != k->qfi)
 			continue;
@@ -362,11 +370,18 @@ udp6_cksum(struct rte_ipv6_hdr *ip, struct rte_udp_hdr *udp)
 		udp->dgram_cksum = 0xffff;
 }
 
+/* With a QFI to gtpu_encap: its PDU Session Container is uplink-format. */
+#define ENCAP_PSC_UL 0x40
+
 /*
  * Encapsulate the IP packet at inner_off (inner_len bytes) in
- * GTP-U/UDP/IP(v4 or v6) to the FAR's peer TEID, with a downlink PDU
- * Session Container carrying qfi when it is not 0. The frame becomes
- * Ethernet (MACs left to rewrite) + outer headers + the inner packet.
+ * GTP-U/UDP/IP(v4 or v6) to the FAR's peer TEID, with a PDU Session
+ * Container carrying qfi when it is not 0: downlink-format (PDU type 0,
+ * TS 38.415 5.5.2.1) toward a gNB or down N9, uplink-format (type 1) up
+ * N9 where qfi has ENCAP_PSC_UL set (a flag beside the 6-bit QFI rather
+ * than another argument: the compiler keeps this function out of line,
+ * and an eighth argument would go on the stack). The frame becomes Ethernet
+ * (MACs left to rewrite) + outer headers + the inner packet.
  * @return 0, or -1 when the mbuf has no room (headroom) for the headers.
  */
 static inline int
@@ -410,7 +425,9 @@ gtpu_encap(struct rte_mbuf *m, struct lf_meta *meta, const struct upf_far_dp *fa
 		o[0] = o[1] = o[2] = 0;
 		o[3] = GTPU_EXT_PSC;
 		o[4] = 1; /* Length in 4-octet units. */
-		o[5] = GTPU_PSC_DL << 4;
+		/* The type in the high nibble: GTPU_PSC_UL (1) or GTPU_PSC_DL (0). */
+		RTE_BUILD_BUG_ON((ENCAP_PSC_UL >> 2) != GTPU_PSC_UL << 4 || GTPU_PSC_DL != 0);
+		o[5] = (uint8_t)((qfi & ENCAP_PSC_UL) >> 2);
 		o[6] = qfi & GTPU_PSC_QFI_MASK;
 		o[7] = GTPU_EXT_NONE;
 	}
@@ -715,7 +732,9 @@ ul_end_marker(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta,
 	unsigned int i;
 
 	LF_STAT_ADD(b->upf_wk->stats.end_markers, 1);
-	for (i = pdr_first(s, DIR_UL); i < pdr_end(s, DIR_UL); i++) {
+	/* The tunnel's PDR: an uplink one, or a downlink one over N9 (an
+	 * intermediate UPF relays the anchor's marker toward the gNB). */
+	for (i = 0; i < pdr_end(s, DIR_DL); i++) {
 		const struct upf_pdr_match *p = &s->match[i];
 
 		if ((p->flags & UPF_PDR_TEID) && p->teid == k->teid) {
@@ -815,6 +834,40 @@ sess_rules(struct lf_burst *b, struct rte_mbuf **pkts, const struct upf_pkt *k, 
 	}
 }
 
+/*
+ * A G-PDU of session s that no uplink PDR takes: downlink over N9 if a
+ * CORE PDR with its F-TEID takes it (this UPF an intermediate one, TS
+ * 23.501 5.6.4), then the downlink rules and down the gNB's tunnel, as
+ * upf_dl_burst sends a packet from N6, counted as downlink; else a no_pdr
+ * drop. Returns whether m goes on. Out of line, its lines not prefetched:
+ * an anchor's uplink comes here only for a packet no PDR takes.
+ */
+static __rte_noinline __rte_cold bool
+ul_no_pdr(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta, const struct upf_sess_dp *s,
+	  const struct upf_pkt *k)
+{
+	const int pdr = s->n_pdr_dl != 0 ? pkt_pdr(m, s, DIR_DL_TUN, k) : -1;
+	const struct upf_far_dp *far;
+	uint8_t qfi = 0;
+
+	far = rules_apply(b, m, s, DIR_DL, k, pdr, &qfi);
+	if (far == NULL)
+		return false;
+	if (far->ohc == 0) {
+		/* Without a tunnel the packet, to a UE of this UPF, would be
+		 * routed here again (as in upf_dl_burst). */
+		upf_drop(b, m, UPF_DROP_LOOP);
+		return false;
+	}
+	if (gtpu_encap(m, meta, far, qfi, k->inner_off, k->inner_len, GTPU_GPDU) != 0) {
+		upf_drop(b, m, UPF_DROP_NO_HEADROOM);
+		return false;
+	}
+	LF_STAT_ADD(b->upf_wk->stats.dl_pkts, 1);
+	LF_STAT_ADD(b->upf_wk->stats.dl_bytes, k->inner_len);
+	return true;
+}
+
 uint16_t
 upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -876,13 +929,18 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 				out = lf_burst_keep(b, pkts, i, out);
 			continue;
 		}
+		if (unlikely(pdr < 0)) {
+			if (ul_no_pdr(b, m, meta, s, &k[i]))
+				out = lf_burst_keep(b, pkts, i, out);
+			continue;
+		}
 		far = rules_apply(b, m, s, DIR_UL, &k[i], pdr, &qfi);
 		if (far == NULL)
 			continue;
 		if (far->ohc != 0) {
 			/* N9: on to the next UPF, in a tunnel of its own. */
-			if (gtpu_encap(m, meta, far, qfi, k[i].inner_off, k[i].inner_len,
-				       GTPU_GPDU) != 0) {
+			if (gtpu_encap(m, meta, far, qfi != 0 ? qfi | ENCAP_PSC_UL : 0,
+				       k[i].inner_off, k[i].inner_len, GTPU_GPDU) != 0) {
 				upf_drop(b, m, UPF_DROP_NO_HEADROOM);
 				continue;
 			}

@@ -8,7 +8,8 @@
  * Tables as the daemon builds them (tables_build with [upf]: N3 address
  * 192.168.3.1, UE pool 10.45.0.0/16 with ue_alloc 10.45.0.0/30 in the UE
  * table's direct array), a real store with a few sessions covering every
- * FAR action (FORW with removal, FORW to N9, DROP, BUFF),
+ * FAR action (FORW with removal, FORW to N9, DROP, BUFF), a downlink PDR
+ * on a tunnel of its own (TEID 0x14, down N9),
  * QERs with a closed gate and an MBR, URRs and SDF filters. Output ports
  * are net_ring devices drained after each input; what the stage hands to
  * the control thread is drained too, so a leak is an mbuf the harness
@@ -188,6 +189,13 @@ sessions(void)
 		pdr[3].qer_id[1] = 2;
 		pdr[3].n_urr = 1;
 		pdr[3].urr_id[0] = 1;
+		if (s == 4) {
+			/* An intermediate UPF's: the catch-all downlink PDR
+			 * takes G-PDUs on TEID 0x14 (down N9), not N6 packets. */
+			pdr[3].has_fteid = true;
+			pdr[3].teid = 0x14;
+			pdr[3].outer_hdr_removal = true;
+		}
 		far[0].id = 1;
 		far[0].apply = UPF_FAR_FORW;
 		far[1].id = 2;

@@ -284,12 +284,13 @@ class Net:
         return lftest.forwarded_frame(bytes(eth(self.mac_n6, self.mac_dn, t)) + inner,
                                       self.mac_dn, self.mac_n6)
 
-    def dl_ref(self, inner, teid, qfi, peer=GNB_4, src=None, mac=None, port=None):
+    def dl_ref(self, inner, teid, qfi, peer=GNB_4, src=None, mac=None, port=None, ul=False):
         """What lanefwd must emit for a downlink inner packet: outer IPv4
         (TTL 64, id 0, no DF, ToS 0) or IPv6 (hop limit 64, traffic class 0,
         flow label 0), UDP 2152 -> 2152 (checksum 0 over IPv4, computed
         over IPv6), GTP-U G-PDU with the FAR's TEID and, with a QFI, E set,
-        sequence and N-PDU number 0 and a DL PDU Session Container."""
+        sequence and N-PDU number 0 and a DL PDU Session Container (ul: an
+        UL one, for an uplink packet sent on up N9)."""
         mac = mac or self.mac_gnb
         if ":" in peer:
             o = eth(mac, self.mac_n3, 0x86DD) / IPv6(src=src or N3_6, dst=peer, hlim=64,
@@ -301,7 +302,7 @@ class Net:
             u = UDP(sport=2152, dport=2152, chksum=0)
         g = GTP_U_Header(teid=teid, gtp_type=255)
         if qfi:
-            g = GTP_U_Header(teid=teid, gtp_type=255, E=1, next_ex=0x85) / psc(qfi, ul=False)
+            g = GTP_U_Header(teid=teid, gtp_type=255, E=1, next_ex=0x85) / psc(qfi, ul=ul)
         return bytes(o / u / g / Raw(inner))
 
 
@@ -960,6 +961,63 @@ def e2e(h):
                      [net.dl_ref(routed, 0xB001, None)])
     h.step("UE to UE through the UPF; unknown UE addresses; tunnels back into the UPF "
            "(loop)", hairpin_loop_unknown_ue)
+
+    def n9_intermediate():
+        # lanefwd as an intermediate UPF: the gNB on N3 and the anchor UPF
+        # (192.168.3.9, on the same side here) on N9. Uplink in on the N3
+        # TEID, on to the anchor in an uplink container; downlink in from
+        # the anchor on the CORE PDR's F-TEID, on to the gNB in a downlink
+        # one with the QER's QFI; the anchor's End Marker follows it.
+        psa = "192.168.3.9"
+        r = smf.establish(19, pdrs=[
+            pdr(1, 100, "access", far=1, teid=0x1900, n3=N3_4, ue="10.45.0.19", ohr=True,
+                qers=[1]),
+            pdr(2, 100, "core", far=2, teid=0x1901, n3=N3_4, ue="10.45.0.19", ohr=True,
+                qers=[1])],
+            fars=[far(1, "FORW", "core", ohc=(0x1902, psa)),
+                  far(2, "FORW", "access", ohc=(0x1903, GNB_4))],
+            qers=[qer(1, qfi=9)])
+        check(r.cause == 1, "S19: %r" % r)
+        u = ip4("10.45.0.19", "198.51.100.71", "udp", 1, 2, 16, ident=900)
+        d = ip4("198.51.100.71", "10.45.0.19", "udp", 2, 1, 16, ident=901)
+        # On the downlink tunnel, but to another UE: no PDR of S19's.
+        stray = ip4("198.51.100.71", "10.45.0.20", "udp", 2, 1, 16, ident=902)
+
+        def from_psa(g):
+            return bytes(eth(net.mac_n3, net.mac_gnb) / IP(src=psa, dst=N3_4, ttl=64) /
+                         UDP(sport=2152, dport=2152) / Raw(g))
+
+        em_ref = bytes(eth(net.mac_gnb, net.mac_n3) /
+                       IP(src=N3_4, dst=GNB_4, ttl=64, id=0, flags=0, tos=0) /
+                       UDP(sport=2152, dport=2152, chksum=0) /
+                       GTP_U_Header(teid=0x1903, gtp_type=254))
+        a = h.cnt.settle()
+        cg, cd = h.cap_gnb("n9"), h.cap_dn("n9")
+        h.gnb.send([net.ul(0x1900, u, qfi=9), from_psa(gtpu(0x1901, d, 5, ul=False)),
+                    from_psa(gtpu(0x1901, stray, 5, ul=False)),
+                    from_psa(bytes(GTP_U_Header(teid=0x1901, gtp_type=254)))])
+        b = h.cnt.settle()
+        got_g, got_d = cg.stop(), cd.stop()
+        smf.delete(r.up_seid)
+        check(not got_d, "%d frames came out on N6" % len(got_d))
+        match_frames("intermediate UPF (up N9, down from N9, End Marker)", got_g,
+                     [net.dl_ref(u, 0x1902, 9, peer=psa, ul=True), net.dl_ref(d, 0x1903, 9),
+                      em_ref], a, b)
+        rows = tshark_rows(cg.path, ["ip.dst", "gtp.teid", "gtp.message",
+                                     "gtp.ext_hdr.pdu_ses_con.pdu_type",
+                                     "gtp.ext_hdr.pdu_ses_con.qos_flow_id"])
+        # ip.dst lists the outer header's first, then the inner one's.
+        check([(x["ip.dst"].split(",")[0], tnum(x["gtp.teid"]), tnum(x["gtp.message"]),
+                x["gtp.ext_hdr.pdu_ses_con.pdu_type"],
+                x["gtp.ext_hdr.pdu_ses_con.qos_flow_id"]) for x in rows] ==
+              [(psa, "6402", "255", "1", "9"), (GNB_4, "6403", "255", "0", "9"),
+               (GNB_4, "6403", "254", "", "")],
+              "tshark reads the N9 frames as %r" % rows)
+        expect_drops("intermediate UPF", a, b, rx=4, tx=3, lf_drops={"upf": 1},
+                     upf_drops={"no_pdr": 1},
+                     extra={"ul_pkts": 1, "dl_pkts": 1, "end_markers": 1})
+    h.step("intermediate UPF: uplink up N9, downlink from N9 to the gNB (CORE PDR with "
+           "F-TEID), End Marker relayed", n9_intermediate)
 
     def far_drop_and_gate():
         r = smf.establish(4, pdrs=[

@@ -791,7 +791,6 @@ test_pdr_directions(void **state)
 	assert_int_equal(upf_store_del(store, 11), 0);
 }
 
-/* Echo Request -> Echo Response with the same sequence number and Recovery. */
 /*
  * A CORE PDR that names a local F-TEID never matches a plain downlink
  * packet, which has no TEID. The match used to compare the PDR's TEID with
@@ -799,7 +798,9 @@ test_pdr_directions(void **state)
  * uninitialised read, found by reading the code: it does not fail here
  * deterministically, since what the stack held rarely equals the TEID).
  * The G-PDU before each packet is to the same TEID, which is in the
- * session's TEID table but names no ACCESS PDR.
+ * session's TEID table but names no ACCESS PDR; its inner packet is from
+ * the UE, not to it, so the CORE PDR (a downlink over N9) does not take
+ * it either.
  */
 static void
 test_dl_pdr_with_fteid(void **state)
@@ -848,6 +849,7 @@ test_dl_pdr_with_fteid(void **state)
 	}
 }
 
+/* Echo Request -> Echo Response with the same sequence number and Recovery. */
 static void
 test_echo(void **state)
 {
@@ -1160,8 +1162,9 @@ test_n9_and_end_marker(void **state)
 	assert_int_equal(get32(o + 30), IP4(192, 168, 3, 9));
 	assert_int_equal(o[43], 255);
 	assert_int_equal(get32(o + 46), 0x7006);
-	/* The QER's QFI goes on in a (downlink-format) container; the user's packet follows. */
-	assert_int_equal(o[56], 9);
+	/* The QER's QFI goes on in an uplink-format container (PDU type 1,
+	 * TS 38.415 5.5.2.2), up N9; the user's packet follows. */
+	assert_memory_equal(o + 50, ((const uint8_t[]){ 0, 0, 0, 0x85, 1, 0x10, 9, 0 }), 8);
 	assert_memory_equal(o + 58, inner, ilen);
 	rte_pktmbuf_free(out);
 
@@ -1195,6 +1198,124 @@ test_n9_and_end_marker(void **state)
 	assert_null(sent(0));
 	assert_int_equal(upf_drops(UPF_DROP_UNKNOWN_TEID), before + 1);
 	assert_int_equal(upf_store_del(store, 7), 0);
+}
+
+/*
+ * An intermediate UPF (TS 23.501 5.6.4, the N9 downlink): the session's
+ * CORE PDR names a local F-TEID, the tunnel from the anchor UPF. A G-PDU
+ * on it is decapsulated and goes down the gNB's tunnel with the QER's QFI
+ * in a downlink container, counted as downlink by the URR and the
+ * downlink gate; its End Marker is relayed down the same way. The uplink
+ * PDR and a G-PDU on that TEID whose inner packet is not to the UE still
+ * decide as before.
+ */
+static void
+test_n9_downlink(void **state)
+{
+	struct upf_sess_conf c;
+	struct upf_usage u;
+	uint8_t inner[128], hdr[64];
+	struct rte_mbuf *m, *out;
+	const uint8_t *o;
+	unsigned int ilen;
+	uint64_t before, dl_before;
+
+	(void)state;
+	basic_session(&c, 13, 0x1013, UE(13), 0x5013);
+	/* Uplink up N9 to the anchor, downlink from it on local TEID 0x2013. */
+	fars[0].ohc = UPF_OHC_GTPU_UDP_IPV4;
+	fars[0].ohc_teid = 0x7013;
+	fars[0].ohc_peer.af = 4;
+	put32(fars[0].ohc_peer.a, IP4(192, 168, 3, 9));
+	pdrs[1].has_fteid = true;
+	pdrs[1].teid = 0x2013;
+	pdrs[1].outer_hdr_removal = true;
+	put_session(&c);
+
+	dl_before = store->wk[0].stats.dl_pkts;
+	ilen = user_pkt(inner, REMOTE, UE(13), 53, 40000, 20);
+	m = gpdu(0x2013, 5, inner, ilen);
+	rte_pktmbuf_mtod(m, uint8_t *)[55] = 0x00; /* The anchor's DL container. */
+	run(0, &m, 1);
+	assert_null(sent(1));
+	out = sent(0);
+	assert_non_null(out);
+	assert_int_equal(rte_pktmbuf_pkt_len(out), 14 + 20 + 8 + 16 + ilen);
+	o = rte_pktmbuf_mtod(out, const uint8_t *);
+	eth(hdr, gnb_mac, port_mac[0]);
+	ipv4(hdr + 14, (uint16_t)(20 + 8 + 16 + ilen), 64, IPPROTO_UDP, N3, GNB);
+	put16(hdr + 34, 2152);
+	put16(hdr + 36, 2152);
+	put16(hdr + 38, (uint16_t)(8 + 16 + ilen));
+	put16(hdr + 40, 0);
+	hdr[42] = 0x34;
+	hdr[43] = 255;
+	put16(hdr + 44, (uint16_t)(8 + ilen));
+	put32(hdr + 46, 0x5013);
+	/* The QER's QFI (9), not the one that came in (5). */
+	memcpy(hdr + 50, (const uint8_t[]){ 0, 0, 0, 0x85, 1, 0x00, 9, 0 }, 8);
+	assert_memory_equal(o, hdr, 58);
+	assert_memory_equal(o + 58, inner, ilen);
+	rte_pktmbuf_free(out);
+	assert_int_equal(store->wk[0].stats.dl_pkts, dl_before + 1);
+	assert_int_equal(upf_store_usage(store, 13, 1, &u), 0);
+	assert_int_equal(u.pkts[1], 1);
+	assert_int_equal(u.bytes[1], ilen);
+	assert_int_equal(u.pkts[0], 0);
+
+	/* On that tunnel but not to the UE: no PDR of the session takes it. */
+	before = upf_drops(UPF_DROP_NO_PDR);
+	ilen = user_pkt(inner, REMOTE, UE(14), 53, 40000, 20);
+	m = gpdu(0x2013, 9, inner, ilen);
+	run(0, &m, 1);
+	assert_null(sent(0));
+	assert_null(sent(1));
+	assert_int_equal(upf_drops(UPF_DROP_NO_PDR), before + 1);
+
+	/* The uplink on the N3 TEID still goes up N9, in an uplink container. */
+	ilen = user_pkt(inner, UE(13), REMOTE, 40000, 53, 20);
+	m = gpdu(0x1013, 9, inner, ilen);
+	run(0, &m, 1);
+	out = sent(0);
+	assert_non_null(out);
+	o = rte_pktmbuf_mtod(out, const uint8_t *);
+	assert_int_equal(get32(o + 30), IP4(192, 168, 3, 9));
+	assert_int_equal(get32(o + 46), 0x7013);
+	assert_int_equal(o[55], 0x10);
+	rte_pktmbuf_free(out);
+	assert_int_equal(upf_store_usage(store, 13, 1, &u), 0);
+	assert_int_equal(u.pkts[0], 1);
+	assert_int_equal(u.pkts[1], 1);
+
+	/* The anchor's End Marker goes on down to the gNB, empty. */
+	m = gpdu(0x2013, -1, inner, 0);
+	rte_pktmbuf_mtod(m, uint8_t *)[43] = 254;
+	run(0, &m, 1);
+	out = sent(0);
+	assert_non_null(out);
+	o = rte_pktmbuf_mtod(out, const uint8_t *);
+	assert_int_equal(rte_pktmbuf_pkt_len(out), 14 + 20 + 8 + 8);
+	assert_int_equal(get32(o + 30), GNB);
+	assert_memory_equal(o + 42, ((const uint8_t[]){ 0x30, 254, 0, 0, 0, 0, 0x50, 0x13 }), 8);
+	rte_pktmbuf_free(out);
+
+	/* The downlink gate closes the N9 downlink, not the uplink. */
+	assert_int_equal(upf_store_del(store, 13), 0);
+	qers[0].gate_dl_closed = true;
+	put_session(&c);
+	before = upf_drops(UPF_DROP_GATE_CLOSED);
+	ilen = user_pkt(inner, REMOTE, UE(13), 53, 40000, 20);
+	m = gpdu(0x2013, 9, inner, ilen);
+	run(0, &m, 1);
+	assert_null(sent(0));
+	assert_int_equal(upf_drops(UPF_DROP_GATE_CLOSED), before + 1);
+	ilen = user_pkt(inner, UE(13), REMOTE, 40000, 53, 20);
+	m = gpdu(0x1013, 9, inner, ilen);
+	run(0, &m, 1);
+	out = sent(0);
+	assert_non_null(out);
+	rte_pktmbuf_free(out);
+	assert_int_equal(upf_store_del(store, 13), 0);
 }
 
 /*
@@ -1275,6 +1396,7 @@ main(void)
 		cmocka_unit_test(test_buffer),
 		cmocka_unit_test(test_plain_and_unknown),
 		cmocka_unit_test(test_n9_and_end_marker),
+		cmocka_unit_test(test_n9_downlink),
 		cmocka_unit_test(test_ue_to_ue),
 		cmocka_unit_test(test_dual_stack),
 	};
