@@ -103,19 +103,20 @@ lf_ipv4_ttl_cksum_dec_le(uint32_t w)
 }
 
 /**
- * Checksum of a 20-byte IPv4 header without options whose version/IHL word
- * is 0x45 0x00, packet ID and fragment word 0, from its remaining fields as
- * they sit in the packet (network order): an encapsulation's outer header,
- * summed from registers instead of read back after it is written.
- * The words are summed in memory order, as lf_ipv4_hdr_sum() does.
+ * Checksum of an IPv4 header from sum, the ones' complement sum (folded,
+ * not inverted, as rte_raw_cksum() gives it) of the header with its total
+ * length and checksum fields 0, and its total length tl as it sits in the
+ * packet (network order): a header whose other fields are fixed (an
+ * encapsulation's template, upf_far_dp.hdr4) gets its checksum in one
+ * addition, one fold and an inversion. Both operands are at most 0xffff,
+ * so one fold takes the carry.
  */
 static inline uint16_t
-lf_ipv4_cksum_fields(uint16_t total_length, uint8_t ttl, uint8_t proto, uint32_t src, uint32_t dst)
+lf_ipv4_cksum_add_len(uint16_t sum, uint16_t tl)
 {
-	const uint16_t vhl = rte_cpu_to_be_16(0x4500);
-	const uint16_t ttl_proto = rte_cpu_to_be_16((uint16_t)(ttl << 8 | proto));
+	const uint32_t s = (uint32_t)sum + tl;
 
-	return (uint16_t)~lf_cksum_fold64((uint64_t)src + dst + total_length + vhl + ttl_proto);
+	return (uint16_t) ~((s & 0xffff) + (s >> 16));
 }
 
 #endif /* LF_CKSUM_H */

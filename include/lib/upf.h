@@ -212,9 +212,26 @@ struct upf_far_dp {
 	uint32_t teid; /**< Outer TEID, host order. */
 	uint32_t peer4; /**< Network order. */
 	uint32_t src4; /**< Our N3 address (network order), the outer source. */
-	uint8_t peer6[16];
-	uint8_t src6[16];
+	union {
+		/** GTP-U/UDP/IPv6 creation: the peer and our N3 address. */
+		struct {
+			uint8_t peer6[16];
+			uint8_t src6[16];
+		};
+		/**
+		 * GTP-U/UDP/IPv4 creation: the outer IPv4 and UDP headers
+		 * (UPF_FAR_HDR4 bytes) as the packet gets them, but with the
+		 * IPv4 total length and the UDP length 0 and, in the IPv4
+		 * checksum field, the ones' complement sum of the rest
+		 * (folded, not inverted): the encapsulation copies them and
+		 * adds the length to the sum (upf_far_hdr4()).
+		 */
+		uint8_t hdr4[32];
+	};
 };
+
+/** Bytes of upf_far_dp.hdr4 that are a header: IPv4 (20) and UDP (8). */
+#define UPF_FAR_HDR4 28
 
 /**
  * A compiled PDR, whole: what telemetry and the control side read. Rule

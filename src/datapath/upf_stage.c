@@ -409,10 +409,6 @@ gtpu_encap(struct rte_mbuf *m, struct lf_meta *meta, const struct upf_far_dp *fa
 	eth = (struct rte_ether_hdr *)p;
 	eth->ether_type = rte_cpu_to_be_16(v4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
 	udp = (struct rte_udp_hdr *)(p + RTE_ETHER_HDR_LEN + ipl);
-	udp->src_port = rte_cpu_to_be_16(GTPU_PORT);
-	udp->dst_port = rte_cpu_to_be_16(GTPU_PORT);
-	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*udp) + gtpl + inner_len));
-	udp->dgram_cksum = 0;
 	gh = (struct gtpu_hdr *)(udp + 1);
 	gh->flags = GTPU_V1 | GTPU_PT | (qfi != 0 ? GTPU_E : 0);
 	gh->type = type;
@@ -436,20 +432,21 @@ gtpu_encap(struct rte_mbuf *m, struct lf_meta *meta, const struct upf_far_dp *fa
 		const uint16_t tl =
 			rte_cpu_to_be_16((uint16_t)(hdr - RTE_ETHER_HDR_LEN + inner_len));
 
-		ip->version_ihl = RTE_IPV4_VHL_DEF;
-		ip->type_of_service = 0;
+		/* The FAR's IPv4 and UDP headers, then the lengths and the
+		 * checksum: its sum of the rest plus the total length (upf.h). */
+		memcpy(ip, far->hdr4, UPF_FAR_HDR4);
 		ip->total_length = tl;
-		ip->packet_id = 0;
-		ip->fragment_offset = 0;
-		ip->time_to_live = 64;
-		ip->next_proto_id = IPPROTO_UDP;
-		ip->src_addr = far->src4;
-		ip->dst_addr = far->peer4;
-		/* From the values, not read back from the header just written. */
-		ip->hdr_checksum = lf_ipv4_cksum_fields(tl, 64, IPPROTO_UDP, far->src4, far->peer4);
+		ip->hdr_checksum =
+			lf_ipv4_cksum_add_len(((const struct rte_ipv4_hdr *)far->hdr4)->hdr_checksum,
+					      tl);
+		udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*udp) + gtpl + inner_len));
 	} else {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(p + RTE_ETHER_HDR_LEN);
 
+		udp->src_port = rte_cpu_to_be_16(GTPU_PORT);
+		udp->dst_port = rte_cpu_to_be_16(GTPU_PORT);
+		udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*udp) + gtpl + inner_len));
+		udp->dgram_cksum = 0;
 		ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
 		ip->payload_len = udp->dgram_len;
 		ip->proto = IPPROTO_UDP;

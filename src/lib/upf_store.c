@@ -36,12 +36,14 @@
 #include <rte_errno.h>
 #include <rte_hash.h>
 #include <rte_hash_crc.h>
+#include <rte_ip.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_meter.h>
 #include <rte_pause.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
+#include <rte_udp.h>
 
 #include "config.h"
 #include "upf.h"
@@ -1102,6 +1104,32 @@ upf_pdr_order(const struct upf_sess_conf *c, uint8_t order[UPF_MAX_PDR], unsigne
 }
 
 /*
+ * The outer IPv4 and UDP headers of a GTP-U/UDP/IPv4 FAR (upf.h,
+ * upf_far_dp.hdr4): version 4, header 20 bytes, ToS 0, ID 0, no
+ * fragmentation flags, TTL 64, UDP from our N3 address to the peer, ports
+ * 2152, UDP checksum 0; the lengths 0 and the IPv4 checksum field the sum
+ * of the rest.
+ */
+static void
+far_hdr4(struct upf_far_dp *d)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)d->hdr4;
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+
+	RTE_BUILD_BUG_ON(sizeof(*ip) + sizeof(*udp) != UPF_FAR_HDR4 ||
+			 UPF_FAR_HDR4 > sizeof(d->hdr4));
+	memset(d->hdr4, 0, sizeof(d->hdr4));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = d->src4;
+	ip->dst_addr = d->peer4;
+	ip->hdr_checksum = rte_raw_cksum(ip, sizeof(*ip));
+	udp->src_port = rte_cpu_to_be_16(2152);
+	udp->dst_port = rte_cpu_to_be_16(2152);
+}
+
+/*
  * Fill the PDRs (upf_pdr_order: grouped by direction, each group by
  * precedence), their SDFs and the FARs. The group sizes come from the
  * same grouping as the order, so the bounds the datapath scans cannot
@@ -1169,12 +1197,15 @@ obj_fill(struct store_priv *st, struct sess_obj *o, const struct upf_sess_conf *
 		d->dst_iface = r->dst_iface;
 		d->ohc = r->ohc;
 		d->teid = r->ohc_teid;
-		if (r->ohc_peer.af == 4)
-			memcpy(&d->peer4, r->ohc_peer.a, 4);
-		else if (r->ohc_peer.af == 6)
-			memcpy(d->peer6, r->ohc_peer.a, 16);
 		d->src4 = p->n3_ipv4;
-		memcpy(d->src6, p->n3_ipv6, 16);
+		if (r->ohc_peer.af == 4) {
+			memcpy(&d->peer4, r->ohc_peer.a, 4);
+			far_hdr4(d);
+		} else {
+			if (r->ohc_peer.af == 6)
+				memcpy(d->peer6, r->ohc_peer.a, 16);
+			memcpy(d->src6, p->n3_ipv6, 16);
+		}
 	}
 }
 

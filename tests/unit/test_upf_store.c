@@ -443,8 +443,26 @@ test_compile(void **state)
 	assert_int_equal(d->far[1].teid, 0x10100);
 	assert_memory_equal(&d->far[1].peer4, "\xc0\xa8\x03\x02", 4);
 	assert_int_equal(d->far[1].src4, N3_V4);
-	assert_int_equal(d->far[1].src6[0], 0xfd);
-	assert_int_equal(d->far[1].src6[15], 1);
+	/* Its outer IPv4 and UDP headers, the lengths 0 and the checksum field
+	 * the ones' complement sum of the rest (big-endian words, byte by
+	 * byte here), not inverted. */
+	{
+		uint8_t want[UPF_FAR_HDR4] = { 0x45, 0, 0, 0, 0, 0, 0, 0, 64, 17, 0, 0 };
+		uint32_t sum = 0;
+		unsigned int i;
+
+		memcpy(&want[12], &d->far[1].src4, 4);
+		memcpy(&want[16], "\xc0\xa8\x03\x02", 4);
+		want[20] = want[22] = 0x08; /* Ports 2152. */
+		want[21] = want[23] = 0x68;
+		for (i = 0; i < 20; i += 2)
+			sum += (uint32_t)want[i] << 8 | want[i + 1];
+		while (sum > 0xffff)
+			sum = (sum & 0xffff) + (sum >> 16);
+		want[10] = (uint8_t)(sum >> 8);
+		want[11] = (uint8_t)sum;
+		assert_memory_equal(d->far[1].hdr4, want, UPF_FAR_HDR4);
+	}
 	assert_int_equal(d->far[0].apply, UPF_FAR_FORW);
 
 	/* QERs: gates, QFI, MBR profiles (10 ms of the rate, at least 16 KiB). */
