@@ -397,6 +397,28 @@ upf_drops(enum upf_drop r)
 	return store->wk[0].stats.drops[r];
 }
 
+/*
+ * The 58 bytes a downlink G-PDU to the gNB starts with: Ethernet from p0,
+ * IPv4 N3 -> gNB (TTL 64, UDP), UDP 2152 -> 2152 without a checksum,
+ * GTP-U (version 1, PT, E) with teid, and a DL PDU Session Container
+ * (PDU type 0) with qfi, around an inner packet of ilen bytes.
+ */
+static void
+dl_gpdu_ref(uint8_t *hdr, unsigned int ilen, uint32_t teid, uint8_t qfi)
+{
+	eth(hdr, gnb_mac, port_mac[0]);
+	ipv4(hdr + 14, (uint16_t)(20 + 8 + 16 + ilen), 64, IPPROTO_UDP, N3, GNB);
+	put16(hdr + 34, 2152);
+	put16(hdr + 36, 2152);
+	put16(hdr + 38, (uint16_t)(8 + 16 + ilen));
+	put16(hdr + 40, 0);
+	hdr[42] = 0x34; /* Version 1, PT, E */
+	hdr[43] = 255;
+	put16(hdr + 44, (uint16_t)(8 + ilen));
+	put32(hdr + 46, teid);
+	memcpy(hdr + 50, (const uint8_t[]){ 0, 0, 0, 0x85, 1, 0x00, qfi, 0 }, 8);
+}
+
 /* ---- sessions ---- */
 
 /*
@@ -544,17 +566,7 @@ test_downlink_encap(void **state)
 	assert_non_null(out);
 	assert_int_equal(rte_pktmbuf_pkt_len(out), 14 + 20 + 8 + 16 + ilen);
 	o = rte_pktmbuf_mtod(out, const uint8_t *);
-	eth(hdr, gnb_mac, port_mac[0]);
-	ipv4(hdr + 14, (uint16_t)(20 + 8 + 16 + ilen), 64, IPPROTO_UDP, N3, GNB);
-	put16(hdr + 34, 2152);
-	put16(hdr + 36, 2152);
-	put16(hdr + 38, (uint16_t)(8 + 16 + ilen));
-	put16(hdr + 40, 0);
-	hdr[42] = 0x34; /* Version 1, PT, E */
-	hdr[43] = 255;
-	put16(hdr + 44, (uint16_t)(8 + ilen));
-	put32(hdr + 46, 0x5002);
-	memcpy(hdr + 50, (const uint8_t[]){ 0, 0, 0, 0x85, 1, 0x00, 9, 0 }, 8);
+	dl_gpdu_ref(hdr, ilen, 0x5002, 9);
 	assert_memory_equal(o, hdr, 58);
 	/* The user's packet untouched (the UPF does not route it as a hop). */
 	assert_memory_equal(o + 58, inner, ilen);
@@ -1242,18 +1254,8 @@ test_n9_downlink(void **state)
 	assert_non_null(out);
 	assert_int_equal(rte_pktmbuf_pkt_len(out), 14 + 20 + 8 + 16 + ilen);
 	o = rte_pktmbuf_mtod(out, const uint8_t *);
-	eth(hdr, gnb_mac, port_mac[0]);
-	ipv4(hdr + 14, (uint16_t)(20 + 8 + 16 + ilen), 64, IPPROTO_UDP, N3, GNB);
-	put16(hdr + 34, 2152);
-	put16(hdr + 36, 2152);
-	put16(hdr + 38, (uint16_t)(8 + 16 + ilen));
-	put16(hdr + 40, 0);
-	hdr[42] = 0x34;
-	hdr[43] = 255;
-	put16(hdr + 44, (uint16_t)(8 + ilen));
-	put32(hdr + 46, 0x5013);
 	/* The QER's QFI (9), not the one that came in (5). */
-	memcpy(hdr + 50, (const uint8_t[]){ 0, 0, 0, 0x85, 1, 0x00, 9, 0 }, 8);
+	dl_gpdu_ref(hdr, ilen, 0x5013, 9);
 	assert_memory_equal(o, hdr, 58);
 	assert_memory_equal(o + 58, inner, ilen);
 	rte_pktmbuf_free(out);
