@@ -81,6 +81,7 @@ SESS_DEL_REQ, SESS_DEL_RSP = 54, 55
 SESS_REPORT_REQ, SESS_REPORT_RSP = 56, 57
 # IE types (8.1.2).
 IE_CAUSE, IE_FSEID, IE_NODE_ID, IE_RECOVERY, IE_UP_FEATURES = 19, 57, 60, 96, 43
+IE_CREATED_PDR, IE_PDR_ID, IE_FTEID, IE_UE_IP = 8, 56, 21, 93
 CAUSE_ACCEPTED = 1
 CAUSES = {1: "accepted", 64: "rejected", 65: "session context not found",
           66: "mandatory IE missing", 67: "conditional IE missing", 68: "invalid length",
@@ -268,8 +269,20 @@ class Template:
         return m
 
 
+def tlvs(b, off, end):
+    """(type, value bytes) of the IEs in b[off:end]; None last if one overruns."""
+    while off + 4 <= end:
+        t, n = struct.unpack_from("!HH", b, off)
+        if off + 4 + n > end:
+            yield None
+            return
+        yield t, bytes(b[off + 4:off + 4 + n])
+        off += 4 + n
+
+
 def parse_msg(b):
-    """(type, seid or None, seq, {ie type: first value}) of a PFCP message's bytes."""
+    """(type, seid or None, seq, {ie type: first value}, [Created PDR values])
+    of a PFCP message's bytes."""
     if len(b) < 8 or b[0] >> 5 != 1:
         return None
     mtype = b[1]
@@ -286,44 +299,35 @@ def parse_msg(b):
         seid = None
         seq = int.from_bytes(b[4:7], "big")
         off = 8
-    ies = {}
-    while off + 4 <= length:
-        t, n = struct.unpack_from("!HH", b, off)
-        if off + 4 + n > length:
+    ies, created = {}, []
+    for ie in tlvs(b, off, length):
+        if ie is None:
             return None
-        ies.setdefault(t, bytes(b[off + 4:off + 4 + n]))
-        off += 4 + n
-    return mtype, seid, seq, ies
+        ies.setdefault(ie[0], ie[1])
+        if ie[0] == IE_CREATED_PDR:
+            created.append(ie[1])
+    return mtype, seid, seq, ies, created
 
 
-IE_CREATED_PDR, IE_PDR_ID, IE_FTEID, IE_UE_IP = 8, 56, 21, 93
-
-
-def created_pdrs(b):
-    """{PDR ID: (TEID or None, UE IPv4/IPv6 address bytes or None)} of the
-    Created PDR IEs (7.5.3.2) in a Session Establishment Response's bytes."""
+def created_pdrs(created):
+    """{PDR ID: (TEID or None, UE IPv4 address or IPv6 /64 bytes or None)} of
+    a response's Created PDR IEs (7.5.3.2; parse_msg's last item)."""
     out = {}
-    off = 16 if b[0] & 1 else 8
-    end = min(len(b), struct.unpack_from("!H", b, 2)[0] + 4)
-    while off + 4 <= end:
-        t, n = struct.unpack_from("!HH", b, off)
-        if t == IE_CREATED_PDR:
-            pid, teid, ue = None, None, None
-            o = off + 4
-            while o + 4 <= off + 4 + n:
-                it, inl = struct.unpack_from("!HH", b, o)
-                v = b[o + 4:o + 4 + inl]
-                if it == IE_PDR_ID and inl >= 2:
-                    pid = struct.unpack_from("!H", v)[0]
-                elif it == IE_FTEID and inl >= 5:
-                    teid = struct.unpack_from("!I", v, 1)[0]
-                elif it == IE_UE_IP and inl >= 5:
-                    # Flags, then IPv4 (V4, bit 2) before IPv6 (V6, bit 1);
-                    # of an IPv6 address the /64 prefix, what is allocated.
-                    ue = bytes(v[1:5]) if v[0] & 0x02 else bytes(v[1:9])
-                o += 4 + inl
-            out[pid] = (teid, ue)
-        off += 4 + n
+    for body in created:
+        pid, teid, ue = None, None, None
+        for ie in tlvs(body, 0, len(body)):
+            if ie is None:
+                break
+            t, v = ie
+            if t == IE_PDR_ID and len(v) >= 2:
+                pid = struct.unpack_from("!H", v)[0]
+            elif t == IE_FTEID and len(v) >= 5:
+                teid = struct.unpack_from("!I", v, 1)[0]
+            elif t == IE_UE_IP and len(v) >= 5:
+                # Flags, then IPv4 (V4, bit 2) before IPv6 (V6, bit 1);
+                # of an IPv6 address the /64 prefix, what is allocated.
+                ue = v[1:5] if v[0] & 0x02 else v[1:9]
+        out[pid] = (teid, ue)
     return out
 
 
@@ -358,7 +362,7 @@ class Peer:
 
     def serve(self, msg, b):
         """Answer a request lanefwd sent us (Heartbeat, Session Report)."""
-        mtype, seid, seq, _ = msg
+        mtype, seid, seq, _, _ = msg
         if mtype == HEARTBEAT_REQ:
             rsp = bytes(header(seq) / P.PFCPHeartbeatResponse(IE_list=[recovery_ts()]))
         elif mtype == SESS_REPORT_REQ:
@@ -386,8 +390,7 @@ class Peer:
             if msg[0] in (HEARTBEAT_REQ, SESS_REPORT_REQ):
                 self.serve(msg, b)
                 continue
-            # The raw bytes too, for what parse_msg keeps only the first of.
-            out.append(msg + (b,))
+            out.append(msg)
 
     def transact(self, make, want_type, what):
         """One node request (make(seq) -> message), waited for with

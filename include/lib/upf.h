@@ -224,7 +224,8 @@ struct upf_far_dp {
 		 * IPv4 total length and the UDP length 0 and, in the IPv4
 		 * checksum field, the ones' complement sum of the rest
 		 * (folded, not inverted): the encapsulation copies them and
-		 * adds the length to the sum (upf_far_hdr4()).
+		 * adds the length to the sum (built by upf_store.c's
+		 * far_hdr4()). Valid when ohc has UPF_OHC_GTPU_UDP_IPV4.
 		 */
 		uint8_t hdr4[32];
 	};

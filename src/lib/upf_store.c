@@ -1103,12 +1103,15 @@ upf_pdr_order(const struct upf_sess_conf *c, uint8_t order[UPF_MAX_PDR], unsigne
 		*n_dl = n_group[PDR_GROUP_DL];
 }
 
+/* GTP-U's UDP port (TS 29.281): datapath/gtpu.h's GTPU_PORT, which lib/ may not include. */
+#define UPF_GTPU_PORT 2152
+
 /*
  * The outer IPv4 and UDP headers of a GTP-U/UDP/IPv4 FAR (upf.h,
  * upf_far_dp.hdr4): version 4, header 20 bytes, ToS 0, ID 0, no
  * fragmentation flags, TTL 64, UDP from our N3 address to the peer, ports
- * 2152, UDP checksum 0; the lengths 0 and the IPv4 checksum field the sum
- * of the rest.
+ * UPF_GTPU_PORT, UDP checksum 0; the lengths 0 and the IPv4 checksum field
+ * the sum of the rest.
  */
 static void
 far_hdr4(struct upf_far_dp *d)
@@ -1125,8 +1128,8 @@ far_hdr4(struct upf_far_dp *d)
 	ip->src_addr = d->src4;
 	ip->dst_addr = d->peer4;
 	ip->hdr_checksum = rte_raw_cksum(ip, sizeof(*ip));
-	udp->src_port = rte_cpu_to_be_16(2152);
-	udp->dst_port = rte_cpu_to_be_16(2152);
+	udp->src_port = rte_cpu_to_be_16(UPF_GTPU_PORT);
+	udp->dst_port = rte_cpu_to_be_16(UPF_GTPU_PORT);
 }
 
 /*
@@ -1198,8 +1201,11 @@ obj_fill(struct store_priv *st, struct sess_obj *o, const struct upf_sess_conf *
 		d->ohc = r->ohc;
 		d->teid = r->ohc_teid;
 		d->src4 = p->n3_ipv4;
-		if (r->ohc_peer.af == 4) {
+		if (r->ohc_peer.af == 4)
 			memcpy(&d->peer4, r->ohc_peer.a, 4);
+		/* The union's member gtpu_encap reads: it takes the IPv4
+		 * template on the same test. */
+		if (d->ohc & UPF_OHC_GTPU_UDP_IPV4) {
 			far_hdr4(d);
 		} else {
 			if (r->ohc_peer.af == 6)
