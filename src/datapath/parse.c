@@ -104,7 +104,7 @@ parse_ipv4(struct rte_mbuf *m, const uint8_t *data, unsigned int len, struct lf_
 	default:
 		/* The port did not check it: a valid header sums to 0xffff. */
 		*sw_cksum = 1;
-		if (unlikely(lf_ipv4_hdr_sum(ip, ihl) != 0xffff))
+		if (unlikely(!lf_ipv4_hdr_ok(ip, ihl)))
 			return LF_DROP_BAD_CHECKSUM;
 	}
 	if (unlikely(group) && !ipv4_dst_group(dst))

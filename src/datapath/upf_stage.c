@@ -82,7 +82,7 @@ inner_parse(const uint8_t *p, unsigned int avail, unsigned int off, struct upf_p
 		hl = (ip->version_ihl & 0xf) * 4u;
 		tot = rte_be_to_cpu_16(ip->total_length);
 		if (hl < sizeof(*ip) || tot < hl || tot > avail ||
-		    (cksum && lf_ipv4_hdr_sum(ip, hl) != 0xffff))
+		    (cksum && !lf_ipv4_hdr_ok(ip, hl)))
 			return -1;
 		k->af = 4;
 		k->proto = ip->next_proto_id;
@@ -572,6 +572,23 @@ ensure_len(struct rte_mbuf *m, unsigned int need)
 }
 
 /*
+ * Whether the 8 bytes after a GTP-U header with E set are the optional
+ * fields and a PDU Session Container alone, as a gNB sends every G-PDU:
+ * next type 0x85, a container of one 4-octet unit, no type after it. The
+ * loop in ul_check reads that chain the same way, one branch per field.
+ */
+static inline bool
+psc_only(const uint8_t *o)
+{
+	uint64_t v;
+
+	memcpy(&v, o, sizeof(v));
+	/* As a little-endian word: o[3] is bits 24-31, o[4] 32-39, o[7] 56-63. */
+	return (rte_le_to_cpu_64(v) & 0xff0000ffff000000ull) ==
+		((uint64_t)GTPU_EXT_NONE << 56 | 1ull << 32 | (uint64_t)GTPU_EXT_PSC << 24);
+}
+
+/*
  * Pass 1 of the uplink for one packet: a GTP-U message to an N3 address.
  * G-PDUs get their TEID, QFI and inner packet in k (PKT_LOOKUP); an Echo
  * Request becomes its response (PKT_REPLY); everything else is dropped
@@ -621,8 +638,15 @@ ul_check(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta, struct up
 			upf_drop(b, m, UPF_DROP_GTPU_MALFORMED);
 			return;
 		}
-		next = (gh->flags & GTPU_E) ? d[off + 3] : GTPU_EXT_NONE;
-		off += sizeof(struct gtpu_opt);
+		if ((gh->flags & GTPU_E) && off + 8 <= gtp_end && psc_only(d + off)) {
+			/* The common chain in one test: no loop to run. */
+			k->qfi = d[off + 6] & GTPU_PSC_QFI_MASK;
+			next = GTPU_EXT_NONE;
+			off += 8;
+		} else {
+			next = (gh->flags & GTPU_E) ? d[off + 3] : GTPU_EXT_NONE;
+			off += sizeof(struct gtpu_opt);
+		}
 		/* The extension header chain: each is a length in 4-octet units,
 		 * its content, and the next type in its last octet. */
 		while (next != GTPU_EXT_NONE) {

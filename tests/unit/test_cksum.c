@@ -500,6 +500,10 @@ test_cksum_hdr_sum(void **state)
 		if (got != want)
 			fail_msg("case %u (offset %u, %u bytes): 0x%04x, reference 0x%04x", i, off,
 				 len, got, want);
+		/* The check without the folds agrees with the sum. */
+		if (lf_ipv4_hdr_ok(h, len) != (want == 0xffff))
+			fail_msg("case %u (offset %u, %u bytes): ok %d, sum 0x%04x", i, off, len,
+				 lf_ipv4_hdr_ok(h, len), want);
 		if (i % 2 == 0)
 			assert_int_equal(lf_ipv4_hdr_sum(h, len), 0xffff);
 	}

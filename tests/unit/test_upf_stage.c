@@ -924,6 +924,120 @@ test_error_indication(void **state)
 	assert_int_equal(store->wk[0].stats.err_ind_sent, sent_before + 1);
 }
 
+/*
+ * A G-PDU with flags and, after the optional fields (whose next-type octet
+ * is ext[0]), the extension chain ext[1..elen): the shapes a gNB may send
+ * beside gpdu()'s one container.
+ */
+static struct rte_mbuf *
+gpdu_ext(uint32_t teid, uint8_t flags, const uint8_t *ext, unsigned int elen, const uint8_t *inner,
+	 unsigned int ilen)
+{
+	const unsigned int gl = 4 + elen - 1;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *p;
+	unsigned int off;
+
+	assert_non_null(m);
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(14 + 20 + 8 + 8 + gl + ilen));
+	assert_non_null(p);
+	off = eth(p, port_mac[0], gnb_mac);
+	ipv4(p + off, (uint16_t)(20 + 8 + 8 + gl + ilen), 64, IPPROTO_UDP, GNB, N3);
+	off += 20;
+	put16(p + off, 2152);
+	put16(p + off + 2, 2152);
+	put16(p + off + 4, (uint16_t)(8 + 8 + gl + ilen));
+	put16(p + off + 6, 0);
+	off += 8;
+	p[off] = flags;
+	p[off + 1] = 255;
+	put16(p + off + 2, (uint16_t)(gl + ilen));
+	put32(p + off + 4, teid);
+	off += 8;
+	p[off] = p[off + 1] = p[off + 2] = 0;
+	p[off + 3] = ext[0];
+	memcpy(p + off + 4, ext + 1, elen - 1);
+	off += gl;
+	memcpy(p + off, inner, ilen);
+	m->port = port_ids[0];
+	return m;
+}
+
+/*
+ * Extension chains: the QFI is read from the PDU Session Container wherever
+ * it sits in the chain and however long it is, and a PDR on QFI 9 takes the
+ * packet only when that QFI is 9. The common chain (the container alone,
+ * one unit) is read in one test, the others by the loop; both must agree.
+ */
+static void
+test_ext_chains(void **state)
+{
+	static const struct {
+		const char *what;
+		uint8_t flags;
+		uint8_t ext[24];
+		unsigned int elen;
+		bool fwd;
+	} cases[] = {
+		{ "container alone", 0x34, { 0x85, 1, 0x10, 9, 0 }, 5, true },
+		{ "container alone, QFI 5", 0x34, { 0x85, 1, 0x10, 5, 0 }, 5, false },
+		{ "container alone, QFI 9 with RQI", 0x34, { 0x85, 1, 0x10, 0x40 | 9, 0 }, 5, true },
+		{ "S and PN set too", 0x37, { 0x85, 1, 0x10, 9, 0 }, 5, true },
+		{ "container, then UDP Port",
+		  0x34,
+		  { 0x85, 1, 0x10, 9, 0x40, 1, 0x12, 0x34, 0 },
+		  9,
+		  true },
+		{ "UDP Port, then the container",
+		  0x34,
+		  { 0x40, 1, 0x12, 0x34, 0x85, 1, 0x10, 9, 0 },
+		  9,
+		  true },
+		{ "UDP Port, then the container, QFI 5",
+		  0x34,
+		  { 0x40, 1, 0x12, 0x34, 0x85, 1, 0x10, 5, 0 },
+		  9,
+		  false },
+		{ "a two-unit container", 0x34, { 0x85, 2, 0x10, 9, 0, 0, 0, 0, 0 }, 9, true },
+		{ "a two-unit container, QFI 5",
+		  0x34,
+		  { 0x85, 2, 0x10, 5, 0, 0, 0, 0, 0 },
+		  9,
+		  false },
+		/* The next-type octet says a container, but E is clear: none. */
+		{ "S set, E clear", 0x32, { 0x85 }, 1, false },
+	};
+	struct upf_sess_conf c;
+	uint8_t inner[128];
+	struct rte_mbuf *m, *out;
+	unsigned int i, ilen;
+
+	(void)state;
+	basic_session(&c, 40, 0x1040, UE(40), 0x5040);
+	pdrs[0].has_qfi = true;
+	pdrs[0].qfi = 9;
+	put_session(&c);
+	ilen = user_pkt(inner, UE(40), REMOTE, 40000, 53, 20);
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		const uint64_t no_pdr = upf_drops(UPF_DROP_NO_PDR);
+
+		m = gpdu_ext(0x1040, cases[i].flags, cases[i].ext, cases[i].elen, inner, ilen);
+		run(0, &m, 1);
+		out = sent(1);
+		if (cases[i].fwd != (out != NULL))
+			fail_msg("%s: %s", cases[i].what,
+				 out != NULL ? "forwarded" : "not forwarded");
+		if (out != NULL) {
+			assert_int_equal(rte_pktmbuf_pkt_len(out), 14 + ilen);
+			rte_pktmbuf_free(out);
+		} else {
+			assert_int_equal(upf_drops(UPF_DROP_NO_PDR), no_pdr + 1);
+		}
+		assert_null(sent(0));
+	}
+	assert_int_equal(upf_store_del(store, 40), 0);
+}
+
 /* Malformed GTP-U: each a counted drop by its reason, nothing sent. */
 static void
 test_malformed(void **state)
@@ -1390,8 +1504,10 @@ main(void)
 		cmocka_unit_test(test_pdr_precedence),
 		cmocka_unit_test(test_pdr_directions),
 		cmocka_unit_test(test_dl_pdr_with_fteid),
+		/* GTP-U itself: path management, extension chains, bad input. */
 		cmocka_unit_test(test_echo),
 		cmocka_unit_test(test_error_indication),
+		cmocka_unit_test(test_ext_chains),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_gate),
 		cmocka_unit_test(test_two_qers),
