@@ -272,11 +272,16 @@ struct upf_pdr_match {
 	uint8_t qer_mbr; /**< Bit per direction: any of its QERs meters. */
 	uint8_t qer_qfi; /**< First QFI its QERs mark; 0: none. */
 	uint16_t sdf; /**< First of n_sdf in the session's sdf array. */
-	uint16_t pad;
+	/* What a packet needs of the act line when it is not encapsulated
+	 * (uplink to N6): the FAR's action, whether it creates a tunnel, and
+	 * the first URR's counter slot. Such a packet does not read the act
+	 * line unless the PDR meters or has a second URR (upf_sess_dp.act_need). */
+	uint8_t far_apply; /**< act.fwd.apply. */
+	uint8_t far_tunnel; /**< act.fwd.ohc != 0. */
 	uint32_t teid;
 	uint32_t ue4; /**< Network order. */
 	uint8_t ue6[8]; /**< The UE's /64. */
-	uint32_t pad2;
+	uint32_t urr_slot0; /**< act.urr_slot[0]. */
 };
 
 /**
@@ -324,7 +329,8 @@ struct upf_urr_dp {
  * A packet reads the first line of this struct (upf_store.c checks that
  * the fields before up_seid fit in it), its direction's match entries,
  * then the matched PDR's act line and its URR counters: 4 lines with one
- * PDR per direction, the SDF filters on top when they are scanned.
+ * PDR per direction, the SDF filters on top when they are scanned. An
+ * uplink packet to N6 skips the act line (upf_pdr_match, act_need): 3.
  */
 struct upf_sess_dp {
 	/* The packet's. */
@@ -336,6 +342,13 @@ struct upf_sess_dp {
 	const struct upf_pdr_act *act;
 	const struct upf_sdf *sdf;
 	const struct upf_qer_dp *qer;
+	/**
+	 * Bit per direction (1 << 0 uplink, 1 << 1 downlink): some PDR of it
+	 * needs its act line (a tunnel to create, an MBR, a second URR), so
+	 * the worker fetches act lines for its packets; an uplink to N6 alone
+	 * does without them (upf_pdr_match).
+	 */
+	uint8_t act_need;
 	/* The control side's and telemetry's. */
 	uint64_t up_seid;
 	uint16_t n_far, n_qer, n_urr, n_sdf;

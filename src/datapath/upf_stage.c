@@ -293,8 +293,9 @@ qer_urr_apply(struct lf_burst *b, const struct upf_sess_dp *s, unsigned int pi, 
 			return UPF_DROP_GATE_CLOSED;
 		*qfi = p->qer_qfi;
 	}
+	/* The first URR's slot is in the match entry: no act line to read. */
 	for (i = 0; i < p->n_urr; i++) {
-		struct upf_urr_ctr *c = &wk->urr[s->act[pi].urr_slot[i]];
+		struct upf_urr_ctr *c = &wk->urr[i == 0 ? p->urr_slot0 : s->act[pi].urr_slot[i]];
 
 		LF_STAT_ADD(c->bytes[dir], len);
 		LF_STAT_ADD(c->pkts[dir], 1);
@@ -337,16 +338,17 @@ static inline const struct upf_far_dp *
 rules_apply(struct lf_burst *b, struct rte_mbuf *m, const struct upf_sess_dp *s, unsigned int dir,
 	    const struct upf_pkt *k, int pi, uint8_t *qfi)
 {
-	const struct upf_far_dp *far;
-	unsigned int why;
+	unsigned int apply, why;
 
 	if (pi < 0) {
 		upf_drop(b, m, UPF_DROP_NO_PDR);
 		return NULL;
 	}
-	far = &s->act[pi].fwd;
-	if (!(far->apply & UPF_FAR_FORW)) {
-		if (far->apply & (UPF_FAR_BUFF | UPF_FAR_NOCP))
+	/* The FAR's action from the match entry: the act line is read only
+	 * by what needs it (a tunnel to create; upf_sess_dp.act_need). */
+	apply = s->match[pi].far_apply;
+	if (!(apply & UPF_FAR_FORW)) {
+		if (apply & (UPF_FAR_BUFF | UPF_FAR_NOCP))
 			to_ctrl(b, m, s);
 		else
 			upf_drop(b, m, UPF_DROP_FAR_DROP);
@@ -357,7 +359,7 @@ rules_apply(struct lf_burst *b, struct rte_mbuf *m, const struct upf_sess_dp *s,
 		upf_drop(b, m, (enum upf_drop)why);
 		return NULL;
 	}
-	return far;
+	return &s->act[pi].fwd;
 }
 
 /* Outer UDP checksum of an IPv6 encapsulation (mandatory there). */
@@ -783,11 +785,12 @@ ul_end_marker(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta,
  * The burst's rules, found before the per-packet loop in passes across the
  * burst, each bringing in the lines the next one reads so that the misses
  * of a pass overlap (upf.h has the layout): the sessions' first lines;
- * their direction's match entries and the first PDR's act line; the SDF
- * filters the scan may read; then the scan itself, which writes each
- * packet's PDR to pi[] (by lookup index, as obj[]) and brings in that
- * PDR's act line when it is not the first; then the worker's URR counters
- * the act lines name.
+ * their direction's match entries and, where the direction needs act lines
+ * (act_need), the first PDR's; the SDF filters the scan may read; then the
+ * scan itself, which writes each packet's PDR to pi[] (by lookup index, as
+ * obj[]) and brings in that PDR's act line when it is not the first and
+ * is needed; then the worker's URR counters, the first URR's slot from
+ * the match entry. An uplink packet to N6 reads no act line at all.
  */
 static inline void
 sess_rules(struct lf_burst *b, struct rte_mbuf **pkts, const struct upf_pkt *k, uint16_t n,
@@ -813,7 +816,8 @@ sess_rules(struct lf_burst *b, struct rte_mbuf **pkts, const struct upf_pkt *k, 
 			      PREFETCH_MATCH_LINES * (unsigned int)RTE_CACHE_LINE_SIZE);
 		for (l = 0; l < len; l += RTE_CACHE_LINE_SIZE)
 			rte_prefetch0(RTE_PTR_ADD(&s->match[first], l));
-		rte_prefetch0(&s->act[first]);
+		if (s->act_need & (1u << dir))
+			rte_prefetch0(&s->act[first]);
 	}
 	for (i = 0; i < nk; i++) {
 		const struct upf_sess_dp *s = obj[i];
@@ -840,17 +844,21 @@ sess_rules(struct lf_burst *b, struct rte_mbuf **pkts, const struct upf_pkt *k, 
 		/* An End Marker (af 0) has no user packet to match. */
 		if (s != NULL && k[i].af != 0) {
 			pi[j] = (int16_t)pkt_pdr(pkts[i], s, dir, &k[i]);
-			if (pi[j] > (int)pdr_first(s, dir))
+			if (pi[j] > (int)pdr_first(s, dir) && (s->act_need & (1u << dir)))
 				rte_prefetch0(&s->act[pi[j]]);
 		}
 		j++;
 	}
 	for (j = 0; j < nk; j++) {
 		const struct upf_sess_dp *s = obj[j];
+		const struct upf_pdr_match *p;
 
 		if (pi[j] < 0)
 			continue;
-		for (l = 0; l < s->match[pi[j]].n_urr; l++)
+		p = &s->match[pi[j]];
+		if (p->n_urr != 0)
+			rte_prefetch0(&ctr[p->urr_slot0]);
+		for (l = 1; l < p->n_urr; l++)
 			rte_prefetch0(&ctr[s->act[pi[j]].urr_slot[l]]);
 	}
 }
@@ -874,7 +882,7 @@ ul_no_pdr(struct lf_burst *b, struct rte_mbuf *m, struct lf_meta *meta, const st
 	far = rules_apply(b, m, s, DIR_DL, k, pdr, &qfi);
 	if (far == NULL)
 		return false;
-	if (far->ohc == 0) {
+	if (!s->match[pdr].far_tunnel) {
 		/* Without a tunnel the packet, to a UE of this UPF, would be
 		 * routed here again (as in upf_dl_burst). */
 		upf_drop(b, m, UPF_DROP_LOOP);
@@ -958,7 +966,7 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 		far = rules_apply(b, m, s, DIR_UL, &k[i], pdr, &qfi);
 		if (far == NULL)
 			continue;
-		if (far->ohc != 0) {
+		if (s->match[pdr].far_tunnel) {
 			/* N9: on to the next UPF, in a tunnel of its own. */
 			if (gtpu_encap(m, meta, far, qfi != 0 ? qfi | ENCAP_PSC_UL : 0,
 				       k[i].inner_off, k[i].inner_len, GTPU_GPDU) != 0) {
@@ -1048,7 +1056,7 @@ upf_dl_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 		far = rules_apply(b, m, s, DIR_DL, &k[i], pdr, &qfi);
 		if (far == NULL)
 			continue;
-		if (far->ohc == 0) {
+		if (!s->match[pdr].far_tunnel) {
 			/* Forwarding to the UE without a tunnel would route it here again. */
 			upf_drop(b, m, UPF_DROP_LOOP);
 			continue;

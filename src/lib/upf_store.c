@@ -1226,7 +1226,7 @@ obj_resolve(struct sess_obj *o)
 {
 	struct upf_pdr_match *match = (struct upf_pdr_match *)(uintptr_t)o->dp.match;
 	struct upf_pdr_act *act = (struct upf_pdr_act *)(uintptr_t)o->dp.act;
-	unsigned int i, j;
+	unsigned int i, j, need = 0;
 
 	for (i = 0; i < o->dp.n_pdr; i++) {
 		const struct upf_pdr_dp *d = &o->dp.pdr[i];
@@ -1258,7 +1258,16 @@ obj_resolve(struct sess_obj *o)
 			a->qer[j] = d->qer[j];
 		for (j = 0; j < UPF_MAX_PDR_URR; j++)
 			a->urr_slot[j] = j < d->n_urr ? o->dp.urr[d->urr[j]].slot : 0;
+		m->far_apply = a->fwd.apply;
+		m->far_tunnel = a->fwd.ohc != 0;
+		m->urr_slot0 = a->urr_slot[0];
+		/* Index i's direction: the store's grouping (upf.h). */
+		if (m->far_tunnel || m->qer_mbr != 0 || d->n_urr > 1)
+			need |= i < o->dp.n_pdr_ul                                  ? 1u
+				: i < o->dp.n_pdr_ul + (unsigned int)o->dp.n_pdr_dl ? 2u
+										    : 0u;
 	}
+	o->dp.act_need = (uint8_t)need;
 }
 
 /* The keys of c's PDRs, each once (several PDRs may share one). */

@@ -217,6 +217,30 @@ by_ue4(const struct upf_store *s, uint8_t ni, uint32_t host)
 	return d;
 }
 
+/*
+ * upf_sess_dp.act_need by its definition (upf.h), from the whole PDRs:
+ * a direction's bit when one of its PDRs creates a tunnel, meters or has
+ * two URRs.
+ */
+static unsigned int
+act_need_ref(const struct upf_sess_dp *d)
+{
+	unsigned int i, j, need = 0;
+
+	for (i = 0; i < d->n_pdr; i++) {
+		const struct upf_pdr_dp *p = &d->pdr[i];
+		bool mbr = false;
+
+		for (j = 0; j < p->n_qer; j++)
+			mbr |= d->qer[p->qer[j]].has_mbr != 0;
+		if (d->far[p->far].ohc != 0 || mbr || p->n_urr > 1)
+			need |= p->src_iface == UPF_IF_ACCESS ? 1u
+				: p->src_iface == UPF_IF_CORE ? 2u
+							      : 0u;
+	}
+	return need;
+}
+
 static int
 put(struct upf_store *s, const struct sb *b)
 {
@@ -436,6 +460,14 @@ test_compile(void **state)
 	assert_int_equal(d->pdr[2].n_urr, 1);
 	assert_int_equal(d->pdr[2].urr[0], 1);
 	assert_int_equal(d->pdr[2].urr[1], UPF_IDX_NONE);
+	/* The downlink creates a tunnel, the uplink (to N6, no MBR, no
+	 * second URR) needs no act line; the flags say so in the match entry. */
+	assert_int_equal(d->act_need, 2);
+	assert_int_equal(d->act_need, act_need_ref(d));
+	assert_int_equal(d->match[0].far_apply, UPF_FAR_FORW);
+	assert_int_equal(d->match[0].far_tunnel, 0);
+	assert_int_equal(d->match[2].far_tunnel, 1);
+	assert_int_equal(d->match[2].urr_slot0, d->urr[1].slot);
 
 	/* FARs: our N3 address as the outer source, the peer's, host-order TEID. */
 	assert_int_equal(d->far[1].id, 2);
@@ -590,7 +622,13 @@ test_pdr_groups(void **state)
 		assert_memory_equal(&a->fwd, &d->far[p->far], sizeof(a->fwd));
 		for (j = 0; j < p->n_urr; j++)
 			assert_int_equal(a->urr_slot[j], d->urr[p->urr[j]].slot);
+		/* What an uplink to N6 reads instead of the act line. */
+		assert_int_equal(mt->far_apply, d->far[p->far].apply);
+		assert_int_equal(mt->far_tunnel, d->far[p->far].ohc != 0);
+		if (p->n_urr != 0)
+			assert_int_equal(mt->urr_slot0, a->urr_slot[0]);
 	}
+	assert_int_equal(d->act_need, act_need_ref(d));
 	/* The keys are the directions' as before: one TEID, one UE address. */
 	assert_ptr_equal(by_teid(s, 0x100), d);
 	assert_ptr_equal(by_ue4(s, 0, 0x0a2d0001), d);
