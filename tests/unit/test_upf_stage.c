@@ -314,15 +314,16 @@ eth(uint8_t *p, const uint8_t *dst, const uint8_t *src)
 }
 
 /*
- * A G-PDU from the gNB to N3: GTP-U with E set and an uplink PDU Session
- * Container carrying qfi (qfi < 0: no extension at all), around inner.
+ * A G-PDU from the gNB to N3: GTP-U with flags, then gl bytes of optional
+ * fields and extension headers as given, then inner.
  */
 static struct rte_mbuf *
-gpdu(uint32_t teid, int qfi, const uint8_t *inner, unsigned int ilen)
+gpdu_raw(uint32_t teid, uint8_t flags, const uint8_t *opt, unsigned int gl, const uint8_t *inner,
+	 unsigned int ilen)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 	uint8_t *p;
-	unsigned int gl = qfi >= 0 ? 8 : 0, off;
+	unsigned int off;
 
 	assert_non_null(m);
 	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(14 + 20 + 8 + 8 + gl + ilen));
@@ -335,23 +336,30 @@ gpdu(uint32_t teid, int qfi, const uint8_t *inner, unsigned int ilen)
 	put16(p + off + 4, (uint16_t)(8 + 8 + gl + ilen));
 	put16(p + off + 6, 0);
 	off += 8;
-	p[off] = qfi >= 0 ? 0x34 : 0x30;
+	p[off] = flags;
 	p[off + 1] = 255;
 	put16(p + off + 2, (uint16_t)(gl + ilen));
 	put32(p + off + 4, teid);
 	off += 8;
-	if (qfi >= 0) {
-		p[off] = p[off + 1] = p[off + 2] = 0;
-		p[off + 3] = 0x85;
-		p[off + 4] = 1;
-		p[off + 5] = 0x10; /* UL PDU SESSION INFORMATION */
-		p[off + 6] = (uint8_t)qfi;
-		p[off + 7] = 0;
-		off += 8;
-	}
-	memcpy(p + off, inner, ilen);
+	if (gl != 0)
+		memcpy(p + off, opt, gl);
+	memcpy(p + off + gl, inner, ilen);
 	m->port = port_ids[0];
 	return m;
+}
+
+/*
+ * A G-PDU with E set and an uplink PDU Session Container carrying qfi
+ * (qfi < 0: no extension at all), around inner.
+ */
+static struct rte_mbuf *
+gpdu(uint32_t teid, int qfi, const uint8_t *inner, unsigned int ilen)
+{
+	/* Sequence and N-PDU number 0, then the container: UL PDU SESSION INFORMATION. */
+	const uint8_t psc[8] = { 0, 0, 0, 0x85, 1, 0x10, (uint8_t)qfi, 0 };
+
+	return qfi >= 0 ? gpdu_raw(teid, 0x34, psc, sizeof(psc), inner, ilen)
+			: gpdu_raw(teid, 0x30, NULL, 0, inner, ilen);
 }
 
 /* A downlink packet from the data network, with its Ethernet header. */
@@ -933,34 +941,11 @@ static struct rte_mbuf *
 gpdu_ext(uint32_t teid, uint8_t flags, const uint8_t *ext, unsigned int elen, const uint8_t *inner,
 	 unsigned int ilen)
 {
-	const unsigned int gl = 4 + elen - 1;
-	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-	uint8_t *p;
-	unsigned int off;
+	uint8_t opt[32] = { 0, 0, 0, ext[0] };
 
-	assert_non_null(m);
-	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(14 + 20 + 8 + 8 + gl + ilen));
-	assert_non_null(p);
-	off = eth(p, port_mac[0], gnb_mac);
-	ipv4(p + off, (uint16_t)(20 + 8 + 8 + gl + ilen), 64, IPPROTO_UDP, GNB, N3);
-	off += 20;
-	put16(p + off, 2152);
-	put16(p + off + 2, 2152);
-	put16(p + off + 4, (uint16_t)(8 + 8 + gl + ilen));
-	put16(p + off + 6, 0);
-	off += 8;
-	p[off] = flags;
-	p[off + 1] = 255;
-	put16(p + off + 2, (uint16_t)(gl + ilen));
-	put32(p + off + 4, teid);
-	off += 8;
-	p[off] = p[off + 1] = p[off + 2] = 0;
-	p[off + 3] = ext[0];
-	memcpy(p + off + 4, ext + 1, elen - 1);
-	off += gl;
-	memcpy(p + off, inner, ilen);
-	m->port = port_ids[0];
-	return m;
+	assert_true(elen - 1 <= sizeof(opt) - 4);
+	memcpy(opt + 4, ext + 1, elen - 1);
+	return gpdu_raw(teid, flags, opt, 4 + elen - 1, inner, ilen);
 }
 
 /*
