@@ -284,14 +284,13 @@ ue_pool = 10.32.0.0/11
         return u / l3 if u and l3 else None
 
     @staticmethod
-    def full(f):
-        """(median cycles/packet, median packets/poll, trials) over f's valid
-        search trials whose bursts were at least FULL_FILL full: the worker
-        saturated (the generator unpaced or past the NDR), so every packet
-        pays its share of a full burst's fixed costs, as in upf-bench.md's
-        bursts of 32: the one cost comparable across configurations whose
-        NDRs differ."""
-        cs, fills = [], []
+    def full_trials(f):
+        """[(cycles/packet, packets/poll)] of f's valid search trials whose
+        bursts were at least FULL_FILL full: the worker saturated (the
+        generator unpaced or past the NDR), so every packet pays its share of
+        a full burst's fixed costs, as in upf-bench.md's bursts of 32: the one
+        cost comparable across configurations whose NDRs differ."""
+        out = []
         for s in f.searches:
             for t in s.get("trials", []):
                 c = t.get("fwd_counters") or {}
@@ -299,24 +298,23 @@ ue_pool = 10.32.0.0/11
                     continue
                 fill = c["rx_packets"] / c["busy_polls"]
                 if fill >= FULL_FILL:
-                    cs.append(c["busy_cycles"] / c["rx_packets"])
-                    fills.append(fill)
-        if not cs:
-            return None, None, 0
-        return statistics.median(cs), statistics.median(fills), len(cs)
+                    out.append((c["busy_cycles"] / c["rx_packets"], fill))
+        return out
 
-    @staticmethod
-    def full_costs(f):
-        """The full-burst cycles/packet of f's valid search trials, sorted."""
-        cs = []
-        for s in f.searches:
-            for t in s.get("trials", []):
-                c = t.get("fwd_counters") or {}
-                if not t.get("valid") or not c.get("rx_packets") or not c.get("busy_polls"):
-                    continue
-                if c["rx_packets"] / c["busy_polls"] >= FULL_FILL:
-                    cs.append(c["busy_cycles"] / c["rx_packets"])
-        return sorted(cs)
+    @classmethod
+    def full(cls, f):
+        """(median cycles/packet, median packets/poll, trials) over f's
+        full-burst trials (full_trials)."""
+        ts = cls.full_trials(f)
+        if not ts:
+            return None, None, 0
+        return (statistics.median(c for c, _ in ts), statistics.median(p for _, p in ts),
+                len(ts))
+
+    @classmethod
+    def full_costs(cls, f):
+        """The cycles/packet of f's full-burst trials, sorted."""
+        return sorted(c for c, _ in cls.full_trials(f))
 
     @staticmethod
     def regimes(cs, gap=REGIME_GAP):
@@ -504,10 +502,10 @@ ue_pool = 10.32.0.0/11
     def regime_section(self):
         """The full-burst costs split by regime (regimes()), each against plain
         L3 in the same regime: as a ratio and as the cycles the UPF adds."""
-        l3 = self.regimes(self.full_costs(self.fwd("l3")))
-        if not l3[0] or not l3[1]:
+        rp = self.regime_parts(self.fwd("l3"))
+        if rp is None:
             return []
-        base = [statistics.median(l3[0]), statistics.median(l3[1])]
+        base, l3 = rp
         L = ["## Full-burst cost by regime\n",
              "The full-burst trials of every configuration fall into two clusters "
              "whose costs are about a factor %.1f apart, plain L3 included (%d trials "

@@ -28,6 +28,27 @@ lf_cksum_fold64(uint64_t s)
 }
 
 /**
+ * Plain sum of the five 32-bit words of a 20-byte IPv4 header, as loaded.
+ * The header is 2-byte aligned after Ethernet: copy, never cast. One copy
+ * per word, each a load from the packet: a single 20-byte copy went
+ * through a 16-byte store to the stack and 4-byte loads back, which the
+ * store cannot forward (upf-bench.md, "inner checksum").
+ */
+static inline uint64_t
+lf_ipv4_hdr_words(const void *hdr)
+{
+	const uint8_t *p = hdr;
+	uint32_t w0, w1, w2, w3, w4;
+
+	memcpy(&w0, p, 4);
+	memcpy(&w1, p + 4, 4);
+	memcpy(&w2, p + 8, 4);
+	memcpy(&w3, p + 12, 4);
+	memcpy(&w4, p + 16, 4);
+	return (uint64_t)w0 + w1 + w2 + w3 + w4;
+}
+
+/**
  * One's complement sum of an IPv4 header of ihl bytes: 0xffff when its
  * checksum is right. The common 20-byte header is summed as five 32-bit
  * words in a 64-bit accumulator (the one's complement sum does not depend
@@ -36,23 +57,9 @@ lf_cksum_fold64(uint64_t s)
 static inline uint16_t
 lf_ipv4_hdr_sum(const void *hdr, unsigned int ihl)
 {
-	const uint8_t *p = hdr;
-	uint32_t w0, w1, w2, w3, w4;
-
 	if (unlikely(ihl != sizeof(struct rte_ipv4_hdr)))
 		return rte_raw_cksum(hdr, ihl);
-	/*
-	 * The header is 2-byte aligned after Ethernet: copy, never cast. One
-	 * copy per word, each a load from the packet: a single 20-byte copy
-	 * went through a 16-byte store to the stack and 4-byte loads back,
-	 * which the store cannot forward (upf-bench.md, "inner checksum").
-	 */
-	memcpy(&w0, p, 4);
-	memcpy(&w1, p + 4, 4);
-	memcpy(&w2, p + 8, 4);
-	memcpy(&w3, p + 12, 4);
-	memcpy(&w4, p + 16, 4);
-	return lf_cksum_fold64((uint64_t)w0 + w1 + w2 + w3 + w4);
+	return lf_cksum_fold64(lf_ipv4_hdr_words(hdr));
 }
 
 /**
@@ -68,17 +75,9 @@ lf_ipv4_hdr_sum(const void *hdr, unsigned int ihl)
 static inline bool
 lf_ipv4_hdr_ok(const void *hdr, unsigned int ihl)
 {
-	const uint8_t *p = hdr;
-	uint32_t w0, w1, w2, w3, w4;
-
 	if (unlikely(ihl != sizeof(struct rte_ipv4_hdr)))
 		return rte_raw_cksum(hdr, ihl) == 0xffff;
-	memcpy(&w0, p, 4);
-	memcpy(&w1, p + 4, 4);
-	memcpy(&w2, p + 8, 4);
-	memcpy(&w3, p + 12, 4);
-	memcpy(&w4, p + 16, 4);
-	return ((uint64_t)w0 + w1 + w2 + w3 + w4) % 0xffff == 0;
+	return lf_ipv4_hdr_words(hdr) % 0xffff == 0;
 }
 
 /**
