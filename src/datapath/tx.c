@@ -119,16 +119,21 @@ tx_burst_port(struct lf_tx *t, uint16_t out, uint64_t rx_tsc, struct rte_mbuf **
 	struct lf_txbuf *b = &t->buf[out];
 	uint16_t sent;
 
-	/*
-	 * A whole burst for one port with nothing buffered before it: what
-	 * tx_append would copy into the buffer and flush at once, sent from
-	 * where it is.
-	 */
-	if (b->n != 0 || n < t->burst) {
+	/* Less than a burst: gathered with what follows into whole TX calls. */
+	if (n < t->burst) {
 		if (n != 0)
 			tx_append(t, out, NULL, rx_tsc, pkts, 0, n);
 		return;
 	}
+	/*
+	 * A whole burst is sent from where it is. What a short burst (one
+	 * packet dropped or diverted) left in the buffer goes first, in a call
+	 * of its own: appended instead, the full bursts after it would each
+	 * fill the buffer, flush it and leave the same remainder, copying
+	 * every packet until the drain timer empties it (docs/punt-flood.md).
+	 */
+	if (unlikely(b->n != 0))
+		tx_flush(t, b);
 	sent = rte_eth_tx_burst(b->port_id, b->queue_id, pkts, n);
 	if (t->latency && sent != 0)
 		tx_lat_pend(t, rx_tsc, sent);

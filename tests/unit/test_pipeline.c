@@ -1433,6 +1433,54 @@ test_tx_full(void **state)
 	rte_free(w);
 }
 
+/*
+ * A short burst (a packet dropped or diverted at full load) leaves its
+ * packets in the port's buffer; the next whole burst sends them first, then
+ * itself, and leaves the buffer empty, rather than topping it up and
+ * carrying the same remainder into every burst after it.
+ */
+static void
+test_tx_short_then_whole(void **state)
+{
+	struct rte_mbuf *pkts[63], *out[64];
+	struct worker *w = worker_new(32, 4);
+	unsigned int i, n;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(pkts); i++) {
+		struct pkt p;
+		char *d;
+
+		put_l2(&p, 0, RTE_ETHER_TYPE_IPV4);
+		put_ipv4(&p, 5, 64, IPPROTO_UDP, 0x0a020000 | i); /* 10/8: port 0 */
+		put_bytes(&p, 12);
+		fix_ipv4(&p);
+		pkts[i] = rte_pktmbuf_alloc(pool);
+		assert_non_null(pkts[i]);
+		d = rte_pktmbuf_append(pkts[i], p.len);
+		assert_non_null(d);
+		memcpy(d, p.b, p.len);
+	}
+	pipeline_run(&w->b, &w->tx, pkts, 31);
+	assert_int_equal(w->tx.buf[0].n, 31);
+	assert_int_equal(rte_ring_count(rings[0]), 0);
+	pipeline_run(&w->b, &w->tx, pkts + 31, 32);
+	assert_int_equal(w->tx.buf[0].n, 0);
+	assert_int_equal(w->stats.tx_pkts, RTE_DIM(pkts));
+	n = rte_ring_dequeue_burst(rings[0], (void **)out, RTE_DIM(out), NULL);
+	assert_int_equal(n, RTE_DIM(pkts));
+	/* In the order they came: the destination's last byte is the index. */
+	for (i = 0; i < n; i++) {
+		const uint8_t *d = rte_pktmbuf_mtod(out[i], const uint8_t *);
+
+		assert_memory_equal(d, &nexthops[0].dst, 6);
+		assert_int_equal(d[14 + 19], i);
+	}
+	rte_pktmbuf_free_bulk(out, n);
+	assert_int_equal(rte_mempool_avail_count(pool), POOL_SIZE);
+	rte_free(w);
+}
+
 static int
 check_pool(void **state)
 {
@@ -1939,7 +1987,9 @@ main(void)
 		T(test_bursts_whole),
 		T(test_burst_one),
 		T(test_prefetch_distance),
+		/* TX buffering. */
 		T(test_tx_full),
+		T(test_tx_short_then_whole),
 		T(test_fastpath_matches_staged),
 		T(test_fastpath_cksum_edges),
 		T(test_acl_stage),
