@@ -167,6 +167,15 @@ struct lf_worker_stats {
 	uint64_t ipv4_cksum_sw; /**< IPv4 headers checked in software. */
 	uint64_t rx_hw_stamped; /**< Bursts timed from a hardware RX timestamp. */
 	/**
+	 * Bursts the fused IPv4 stages did not take (pipeline.h): run staged
+	 * whole (an IPv6 or non-plain IPv4 packet, an ACL without a flow
+	 * cache), or split, the fused stages taking all but the frames that
+	 * carry no IP (ARP). The other bursts run (busy_polls' and the held
+	 * packets released to the pipeline) ran fused.
+	 */
+	uint64_t staged_bursts;
+	uint64_t split_bursts;
+	/**
 	 * Loop iterations (housekeeping and the gap to the next included,
 	 * sleeps excluded) longer than LF_STALL_US: the worker lost its CPU
 	 * to the kernel or the hypervisor, or did far more than a burst's

@@ -37,6 +37,8 @@ telemetry_worker_snapshot(const struct worker *w, struct lf_worker_stats *out)
 	out->idle_cycles = LF_STAT_READ(s->idle_cycles);
 	out->ipv4_cksum_sw = LF_STAT_READ(s->ipv4_cksum_sw);
 	out->rx_hw_stamped = LF_STAT_READ(s->rx_hw_stamped);
+	out->staged_bursts = LF_STAT_READ(s->staged_bursts);
+	out->split_bursts = LF_STAT_READ(s->split_bursts);
 	out->stalls = LF_STAT_READ(s->stalls);
 	out->stall_cycles = LF_STAT_READ(s->stall_cycles);
 	out->stall_max_cycles = LF_STAT_READ(s->stall_max_cycles);
@@ -276,6 +278,8 @@ worker_dict(const struct lf_app *app, const struct worker *w, struct rte_tel_dat
 		rte_tel_data_add_dict_u64(d, lf_event_names[i], s.ev[i]);
 	rte_tel_data_add_dict_u64(d, "ipv4_cksum_sw", s.ipv4_cksum_sw);
 	rte_tel_data_add_dict_u64(d, "rx_hw_stamped", s.rx_hw_stamped);
+	rte_tel_data_add_dict_u64(d, "staged_bursts", s.staged_bursts);
+	rte_tel_data_add_dict_u64(d, "split_bursts", s.split_bursts);
 	rte_tel_data_add_dict_u64(d, "polls", s.polls);
 	rte_tel_data_add_dict_u64(d, "burst",
 				  w->burst_auto ? lf_burstctl_read(&w->bc, NULL) : w->burst);

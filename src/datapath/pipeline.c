@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include <rte_branch_prediction.h>
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
 
 #include "acl_stage.h"
 #include "fib_stage.h"
@@ -171,19 +174,26 @@ pipeline_run_staged(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts
 	lf_burst_drops_flush(b);
 }
 
+/*
+ * Can the fused stages take a burst at all? They do not check the egress
+ * MTU (lf_local.mtu_check), and never bypass an IPv4 ACL without a flow
+ * cache in front of it. They take only IPv4 bursts, so an IPv6 ACL alone
+ * cannot be bypassed.
+ */
+static inline bool
+pipeline_fused_applies(const struct lf_burst *b)
+{
+	return likely(!lf_burst_mtu_check(b)) && (b->flows != NULL || b->view.acl == NULL);
+}
+
 bool
 pipeline_run_fused(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
 {
 	uint16_t k;
 
-	/* The fused stages do not check the egress MTU (lf_local.mtu_check). */
-	if (unlikely(lf_burst_mtu_check(b)))
+	if (unlikely(!pipeline_fused_applies(b)))
 		return false;
 	if (b->flows == NULL) {
-		/* Never bypass an IPv4 ACL. The fused stage takes only IPv4
-		 * bursts, so an IPv6 ACL alone cannot be bypassed. */
-		if (b->view.acl != NULL)
-			return false;
 		k = b->fused_ip4(b, pkts, n);
 		if (k == LF_REFUSED)
 			return false;
@@ -206,10 +216,66 @@ pipeline_run_fused(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts,
 	return true;
 }
 
+/* Could the frame carry IP that lanefwd routes (perhaps behind VLAN tags)? */
+static inline bool
+pipeline_maybe_ip(const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const uint16_t et = eh->ether_type;
+
+	return rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN &&
+		(et == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+		 et == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6) ||
+		 et == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN) ||
+		 et == rte_cpu_to_be_16(RTE_ETHER_TYPE_QINQ));
+}
+
+/*
+ * Move the frames that can carry no routed IP (ARP, another ethertype, a
+ * runt) behind the others, keeping the order on each side. None of them
+ * is ever forwarded on an IP packet's way, so the routed packets keep
+ * their order on every port. Returns how many frames now lead.
+ */
+static inline uint16_t
+pipeline_ip_first(struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *other[LF_BURST_MAX];
+	uint16_t i, k = 0, o = 0;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (likely(pipeline_maybe_ip(m)))
+			pkts[k++] = m;
+		else
+			other[o++] = m;
+	}
+	memcpy(&pkts[k], other, o * sizeof(other[0]));
+	return k;
+}
+
 void
 pipeline_run(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
 {
+	uint16_t k;
+
 	if (likely(pipeline_run_fused(b, tx, pkts, n)))
 		return;
+	/*
+	 * One ARP request among plain IPv4 packets no longer sends the whole
+	 * burst down the staged path: the others try the fused one without
+	 * it (docs/punt-flood.md, the ARP flood). A burst refused for one of
+	 * its IP packets (IPv6, options, TTL 1, a group MAC) runs staged
+	 * whole, as before, which keeps IPv4 and IPv6 in order on a port.
+	 */
+	if (pipeline_fused_applies(b)) {
+		k = pipeline_ip_first(pkts, n);
+		if (k != 0 && k != n && pipeline_run_fused(b, tx, pkts, k)) {
+			LF_STAT_ADD(b->stats->split_bursts, 1);
+			pipeline_run_staged(b, tx, pkts + k, n - k);
+			return;
+		}
+	}
+	LF_STAT_ADD(b->stats->staged_bursts, 1);
 	pipeline_run_staged(b, tx, pkts, n);
 }

@@ -121,6 +121,12 @@ def check_worker(name, w, burst, n_rxq):
     check(w["polls"] % n_rxq == 0, f"{name}: polls {w['polls']} is not a multiple of the "
           f"{n_rxq} queues polled per loop")
     check(w["busy_polls"] <= w["polls"] // n_rxq, f"{name}: more busy loops than loops")
+    # Each burst ran fused, split or staged, once: a received one, or held
+    # packets the control thread released (at least one per burst).
+    runs = w["busy_polls"] + w["ctrl_rerun"]
+    check(w["staged_bursts"] + w["split_bursts"] <= runs,
+          f"{name}: staged_bursts {w['staged_bursts']} + split_bursts {w['split_bursts']} "
+          f"over the {runs} bursts run")
     return sum(hist.values())
 
 
