@@ -62,7 +62,10 @@
  * transit packets only. The check then also accounts for every flood
  * packet: replies, punts and rate-limit drops must add up to the flood, be
  * no more than the bucket allows in the time the sample took, and
- * tx + drops + punt_ctrl must equal the packets sent. bench/bench-punt.sh
+ * tx + drops + punt_ctrl must equal the packets sent. Each burst's timed
+ * cycles are also kept by class (one that holds a flood packet, the one
+ * right after it, the others: the CSV's burst_*_cycles, per-burst means,
+ * median round), which shows where a flood's cost lands. bench/bench-punt.sh
  * runs the matrix behind docs/punt-flood.md.
  *
  * The transit traffic never goes to the tables' own routes (the router's
@@ -475,6 +478,13 @@ struct bench {
 	uint64_t ctrl_drained; /* Frames taken off it and freed. */
 };
 
+/*
+ * Under a flood, each burst's timed cycles by class: one that holds a flood
+ * packet, the one right after it (what a flood burst leaves behind, such as
+ * a TX buffer to send, is paid there), and the others.
+ */
+enum burst_class { BURST_FLOOD, BURST_AFTER, BURST_OTHER, BURST_CLASSES };
+
 /* One (dist, prefetch, flood) configuration over the rounds. */
 struct result {
 	uint64_t pipe[100];
@@ -482,9 +492,12 @@ struct result {
 	uint64_t transit[100]; /* Transit packets of each round. */
 	uint64_t flood_pkts, taken; /* Flood packets, and those that took a token. */
 	uint64_t hits, lookups, drops;
+	/* Mean timed cycles of a burst of each class (run.cls), each round. */
+	double cls[BURST_CLASSES][100];
 };
 
 struct run {
+	uint64_t cls_cycles[BURST_CLASSES], cls_bursts[BURST_CLASSES];
 	uint64_t pipe; /* Cycles in the timed region. */
 	uint64_t total; /* Cycles of the whole loop. */
 	uint64_t pkts;
@@ -660,6 +673,7 @@ run_packets(struct bench *b, const uint32_t *ids, uint64_t len, uint64_t *pos, u
 	const uint16_t burst = w->burst;
 	uint64_t i, p = *pos, start;
 	unsigned int j;
+	bool flood_before = false;
 
 	memset(r, 0, sizeof(*r));
 	r->fused = true;
@@ -719,6 +733,17 @@ run_packets(struct bench *b, const uint32_t *ids, uint64_t len, uint64_t *pos, u
 		}
 		t1 = rte_rdtsc();
 		r->pipe += t1 - t0;
+		if (b->flood != FLOOD_NONE) {
+			bool flood_here = false;
+			enum burst_class c;
+
+			for (j = 0; j < k; j++)
+				flood_here |= fh[j] != 0;
+			c = flood_here ? BURST_FLOOD : flood_before ? BURST_AFTER : BURST_OTHER;
+			r->cls_cycles[c] += t1 - t0;
+			r->cls_bursts[c]++;
+			flood_before = flood_here;
+		}
 		/* The control thread's part, not the worker's: untimed. */
 		flood_drain(b);
 	}
@@ -1494,6 +1519,11 @@ main(int argc, char **argv)
 					x->pipe[r] = run.pipe;
 					x->total[r] = run.total;
 					x->transit[r] = run.transit;
+					for (k = 0; k < BURST_CLASSES; k++)
+						x->cls[k][r] = run.cls_bursts[k] != 0
+							? (double)run.cls_cycles[k] /
+								(double)run.cls_bursts[k]
+							: 0;
 					x->flood_pkts += o.packets - run.transit;
 					if (fcs[fi].kind != FLOOD_NONE) {
 						ev = flood_event(&b, &tb);
@@ -1537,7 +1567,8 @@ main(int argc, char **argv)
 			"label,flows,dist,prefetch,layout,burst,routes,acl_rules,flow_entries,"
 			"cycles,min_cycles,total_cycles,mpps,mpps_total,hit_ratio,drop_ratio,"
 			"fill_cycles,mem_bytes,reps,packets,check,flood,share,transit,"
-			"cycles_transit,transit_mpps,transit_ratio,flood_cycles,taken\n");
+			"cycles_transit,transit_mpps,transit_ratio,flood_cycles,taken,"
+			"burst_flood_cycles,burst_after_cycles,burst_other_cycles\n");
 	}
 	printf("%-10s %9s %-8s %3s %8s %8s %8s %8s %8s %6s %6s", "label", "flows", "dist", "pf",
 	       "cycles", "min", "total", "Mpps", "Mpps_tot", "hit%", "drop%");
@@ -1576,11 +1607,14 @@ main(int argc, char **argv)
 			for (f = 0; f < n_fc; f++) {
 				struct result *x = &res[d][pi][f];
 				double np = (double)o.packets, med, min, tot, hit, drop, tr, ctr;
+				unsigned int c;
 
 				tr = 0;
 				for (r = 0; r < o.reps; r++)
 					tr += (double)x->transit[r];
 				tr /= o.reps;
+				for (c = 0; c < BURST_CLASSES; c++)
+					qsort(x->cls[c], o.reps, sizeof(double), cmp_double);
 				qsort(x->pipe, o.reps, sizeof(uint64_t), cmp_u64);
 				qsort(x->total, o.reps, sizeof(uint64_t), cmp_u64);
 				med = (double)x->pipe[o.reps / 2] / np;
@@ -1605,7 +1639,7 @@ main(int argc, char **argv)
 						"%s,%u,%s,%u,%s,%u,%u,%u,%u,%.2f,%.2f,%.2f,%.3f,%.3f,"
 						"%.5f,%.5f,%.1f,%zu,%u,%" PRIu64
 						",%s,%s,%.3f,%.0f,%.2f,%.3f,%.4f,%.2f,%" PRIu64
-						"\n",
+						",%.1f,%.1f,%.1f\n",
 						o.label, o.flows, dist_names[d], o.prefetch[pi],
 						layout, w->burst, tables->fib.n4, tables->acl_rules,
 						w->flows != NULL ? lf_flow_capacity(w->flows) : 0,
@@ -1615,7 +1649,10 @@ main(int argc, char **argv)
 						o.reps, o.packets, ok ? "ok" : "FAIL",
 						flood_names[fcs[f].kind], fcs[f].share, tr, ctr,
 						hz / ctr / 1e6, ratio[f][o.reps / 2],
-						fcyc[f][o.reps / 2], x->taken);
+						fcyc[f][o.reps / 2], x->taken,
+						x->cls[BURST_FLOOD][o.reps / 2],
+						x->cls[BURST_AFTER][o.reps / 2],
+						x->cls[BURST_OTHER][o.reps / 2]);
 			}
 		}
 	}
