@@ -168,10 +168,11 @@ struct lf_worker_stats {
 	uint64_t rx_hw_stamped; /**< Bursts timed from a hardware RX timestamp. */
 	/**
 	 * Bursts the fused IPv4 stages did not take (pipeline.h): run staged
-	 * whole (an IPv6 or non-plain IPv4 packet, an ACL without a flow
-	 * cache), or split, the fused stages taking all but the frames that
-	 * carry no IP (ARP). The other bursts run (busy_polls' and the held
-	 * packets released to the pipeline) ran fused.
+	 * whole (a non-plain IPv4 packet, mostly IPv6, an ACL without a flow
+	 * cache), or split, the fused stages taking the untagged IPv4 packets
+	 * and the staged path the others (IPv6, ARP). The other bursts run
+	 * (busy_polls' and the held packets released to the pipeline) ran
+	 * fused.
 	 */
 	uint64_t staged_bursts;
 	uint64_t split_bursts;

@@ -16,8 +16,9 @@
  *
  * The fused stages take a burst only when every packet is plain IPv4; any
  * other burst runs staged, from the same untouched packets. One exception:
- * frames that carry no IP (ARP, runts) are taken out and run staged, and
- * the rest of the burst tries the fused stages without them.
+ * the frames that are not untagged IPv4 (IPv6, ARP, tagged, runts) are
+ * taken out and run staged, and the rest of the burst tries the fused
+ * stages without them.
  */
 #ifndef LF_PIPELINE_H
 #define LF_PIPELINE_H

@@ -210,6 +210,23 @@ def packet_key(frame):
     return ("6", struct.unpack("!I", frame[off:off + 4])[0] & 0xFFFFF)
 
 
+def order_class(frame):
+    """What lanefwd keeps in order on a port: a flow is of one family and one
+    VLAN, and pipeline_run may send a burst's untagged IPv4 packets before
+    its others (IPv6, tagged frames)."""
+    et, off = l3_of(frame)
+    return ("4" if et == ETH_IPV4 else "6", off > 14)
+
+
+def same_order_per_class(got, want, cls):
+    """got and want hold the same items, once each, and the items of each
+    class cls(item) come in the same order in both."""
+    if len(got) != len(want) or set(got) != set(want):
+        return False
+    return all([g for g in got if cls(g) == c] == [w for w in want if cls(w) == c]
+               for c in {cls(w) for w in want})
+
+
 # ------------------------------------------------------------------ tshark
 
 TSHARK_OPTS = ["-o", "ip.check_checksum:TRUE", "-o", "ip.defragment:FALSE",
