@@ -864,9 +864,8 @@ mac = 02:00:00:00:00:01
         if a.ipv6_share:
             L.append("The pcap mixes IPv6 flows into the IPv4 ones (Harness, below), so "
                      "most bursts hold both families. l3fwd handles each packet by its "
-                     "type in one pass; lanefwd's fused IPv4 stages take a burst only "
-                     "when every packet is plain IPv4, so it runs the burst's IPv4 "
-                     "packets fused and its IPv6 ones through the staged pipeline "
+                     "type in one pass; lanefwd sorts such a burst by family and runs "
+                     "each part through its fused stage, IPv4 and IPv6 "
                      "(`split_bursts` in `/lanefwd/workers`; "
                      "[architecture.md](architecture.md#the-fused-fast-path)).\n")
         L.append("## Results\n")

@@ -38,8 +38,10 @@ for s in $stages; do
 		check "$f" $lib_h $shared_h "$s.h"
 	done
 done
-# The fused stages' build selector belongs to the fastpath stage.
+# The fused stages' build selector and the fused IPv6 stage belong to the
+# fastpath stage.
 check src/datapath/fastpath_select.c $lib_h $shared_h fastpath.h
+check src/datapath/fastpath6.c $lib_h $shared_h fastpath.h
 for f in include/datapath/dp.h include/datapath/fused.h include/datapath/parse_fast.h \
 	include/datapath/flow_lookup.h include/datapath/gtpu.h \
 	include/datapath/parse_fast_x8.h include/datapath/cksum.h include/datapath/rewrite_pkt.h \
@@ -53,7 +55,7 @@ done
 for f in src/datapath/*.c include/datapath/*.h; do
 	b=$(basename "$f")
 	b=${b%.*}
-	case " $stages fastpath_select tx pipeline worker rxmode dp gtpu fused parse_fast parse_fast_x8 cksum rewrite_pkt flow_lookup " in
+	case " $stages fastpath_select fastpath6 tx pipeline worker rxmode dp gtpu fused parse_fast parse_fast_x8 cksum rewrite_pkt flow_lookup " in
 	*" $b "*) ;;
 	*)
 		echo "check-layers: $f belongs to no layer: add it to scripts/check-layers.sh"

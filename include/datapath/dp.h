@@ -167,12 +167,12 @@ struct lf_worker_stats {
 	uint64_t ipv4_cksum_sw; /**< IPv4 headers checked in software. */
 	uint64_t rx_hw_stamped; /**< Bursts timed from a hardware RX timestamp. */
 	/**
-	 * Bursts the fused IPv4 stages did not take (pipeline.h): run staged
-	 * whole (a non-plain IPv4 packet, mostly IPv6, an ACL without a flow
-	 * cache), or split, the fused stages taking the untagged IPv4 packets
-	 * and the staged path the others (IPv6, ARP). The other bursts run
-	 * (busy_polls' and the held packets released to the pipeline) ran
-	 * fused.
+	 * Bursts the fused IPv4 stage did not take whole (pipeline.h): run
+	 * staged whole (a non-plain packet of each family, an ACL without a
+	 * flow cache), or split, sorted by family: the IPv4 and the IPv6
+	 * packets each through their fused stage, the rest (ARP, tagged)
+	 * staged. The other bursts run (busy_polls' and the held packets
+	 * released to the pipeline) ran fused whole.
 	 */
 	uint64_t staged_bursts;
 	uint64_t split_bursts;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * The fused IPv4 stages, in the manner of l3fwd's x4 paths: when every
+ * The fused IPv4 stages (and the IPv6 one, fastpath6_burst, last below),
+ * in the manner of l3fwd's x4 paths: when every
  * packet of a burst is plain IPv4 (lf_parse_ipv4_plain), one pass checks the
  * packets and collects what the rest needs (fused.h), then
  *  - fastpath_burst: one bulk FIB lookup and one pass that rewrites them;
@@ -37,6 +38,15 @@
  */
 uint16_t fastpath_burst_scalar(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n);
 uint16_t fastpath_burst_avx512(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * Route the burst if every packet is plain IPv6 (lf_parse_ipv6_plain), as
+ * fastpath_burst does plain IPv4: the IPv6 side of a dual-stack burst
+ * (pipeline.c). One build: an IPv6 rewrite has no checksum to vectorise.
+ * No ACL and no flow cache: the pipeline runs it only without them.
+ * @return as fastpath_burst.
+ */
+uint16_t fastpath6_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n);
 
 /**
  * The flow lookup of a burst of plain IPv4 packets, fused with their check;

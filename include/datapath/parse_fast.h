@@ -97,6 +97,57 @@ lf_parse_ipv4_plain(const struct rte_mbuf *m, unsigned int *proto, unsigned int 
 #endif
 }
 
+/*
+ * RFC 4291: a router never forwards from ::, ::1 or a multicast source.
+ * :: is let through to link-scope multicast (ff02::/16) only: duplicate
+ * address detection's solicitations and MLD reports (RFC 4862, 3810), for
+ * the router (the FIB routes ff02::/16 to it), never forwarded.
+ */
+static inline bool
+lf_ipv6_src_martian(const uint8_t *src, const uint8_t *dst)
+{
+	static const uint8_t zero[15];
+
+	if (src[0] == 0xff)
+		return true;
+	if (memcmp(src, zero, 15) != 0 || src[15] > 1)
+		return false;
+	return src[15] == 1 || dst[0] != 0xff || dst[1] != 0x02;
+}
+
+/**
+ * The IPv6 counterpart of lf_parse_ipv4_plain: untagged IPv6 with no
+ * extension header, its header and the upper-layer header's first bytes
+ * in the first segment, the payload inside the packet, hop limit above 1,
+ * a source a router may forward from. What it accepts, parse_packet
+ * accepts too, with l3_off 14 and no drop; the rest goes there.
+ * @return whether it accepts; then *proto and *l4_need (lf_l4_min_len).
+ */
+static inline bool
+lf_parse_ipv6_plain(const struct rte_mbuf *m, unsigned int *proto, unsigned int *l4_need)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(d + RTE_ETHER_HDR_LEN);
+	unsigned int p, need, plen;
+
+	if (unlikely(m->data_len < RTE_ETHER_HDR_LEN + sizeof(*ip)))
+		return false;
+	p = ip->proto;
+	need = lf_l4_min_len[p];
+	plen = rte_be_to_cpu_16(ip->payload_len);
+	if (d[12] != 0x86 || d[13] != 0xdd || (d[14] >> 4) != 6 || ip->hop_limits <= 1 ||
+	    /* Extension headers are parse_packet's to walk. */
+	    p == IPPROTO_HOPOPTS || p == IPPROTO_ROUTING || p == IPPROTO_FRAGMENT ||
+	    p == IPPROTO_DSTOPTS || plen < need ||
+	    RTE_ETHER_HDR_LEN + sizeof(*ip) + plen > m->pkt_len ||
+	    m->data_len < RTE_ETHER_HDR_LEN + sizeof(*ip) + need ||
+	    lf_ipv6_src_martian(ip->src_addr, ip->dst_addr))
+		return false;
+	*proto = p;
+	*l4_need = need;
+	return true;
+}
+
 /**
  * The meta parse gives a packet lf_parse_ipv4_plain() accepted with proto
  * and l4_need: l3_off, l4_off, af, l4_proto and kind (LF_KIND_IP) in one

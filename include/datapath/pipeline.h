@@ -15,10 +15,10 @@
  *                   +- other: unhandled (non_ip)
  *
  * The fused stages take a burst only when every packet is plain IPv4; any
- * other burst runs staged, from the same untouched packets. One exception:
- * the frames that are not untagged IPv4 (IPv6, ARP, tagged, runts) are
- * taken out and run staged, and the rest of the burst tries the fused
- * stages without them.
+ * other burst is sorted by frame: its untagged IPv4 packets try the fused
+ * IPv4 stage again, its untagged IPv6 ones the fused IPv6 stage
+ * (fastpath6_burst), and what neither takes runs staged, from the same
+ * untouched packets.
  */
 #ifndef LF_PIPELINE_H
 #define LF_PIPELINE_H

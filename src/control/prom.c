@@ -218,7 +218,7 @@ static const struct {
 	  "Bursts the staged pipeline ran whole: the fused IPv4 stages could not take them.",
 	  offsetof(struct lf_worker_stats, staged_bursts) },
 	{ "lanefwd_worker_split_bursts_total", "counter",
-	  "Bursts split: the untagged IPv4 packets ran fused, the others (IPv6, ARP) staged.",
+	  "Bursts split by family: IPv4 and IPv6 each through their fused stage, the rest (ARP) staged.",
 	  offsetof(struct lf_worker_stats, split_bursts) },
 	{ "lanefwd_worker_stalls_total", "counter",
 	  "Loop iterations longer than 1 ms: the worker lost its CPU (kernel, hypervisor) or did far more than a burst's work.",

@@ -44,24 +44,6 @@ ipv4_dst_group(const uint8_t *dst)
 }
 
 /*
- * RFC 4291: a router never forwards from ::, ::1 or a multicast source.
- * :: is let through to link-scope multicast (ff02::/16) only: duplicate
- * address detection's solicitations and MLD reports (RFC 4862, 3810), for
- * the router (the FIB routes ff02::/16 to it), never forwarded.
- */
-static inline bool
-ipv6_src_martian(const uint8_t *src, const uint8_t *dst)
-{
-	static const uint8_t zero[15];
-
-	if (src[0] == 0xff)
-		return true;
-	if (memcmp(src, zero, 15) != 0 || src[15] > 1)
-		return false;
-	return src[15] == 1 || dst[0] != 0xff || dst[1] != 0x02;
-}
-
-/*
  * The IPv4 checks. PORTED: under a port's checks (parse_one); GROUP: the
  * frame went to a link-layer group address (then PORTED too). The martian-source and link-layer verdicts
  * come before the TTL's (no ICMP error about such a packet), a malformed L4
@@ -156,7 +138,7 @@ parse_ipv6(struct rte_mbuf *m, const uint8_t *data, unsigned int len, struct lf_
 		return LF_DROP_L3_MALFORMED;
 	if (unlikely(group) && ip->dst_addr[0] != 0xff)
 		return LF_DROP_L2_MCAST_UNICAST_IP;
-	if (unlikely(ipv6_src_martian(ip->src_addr, ip->dst_addr)))
+	if (unlikely(lf_ipv6_src_martian(ip->src_addr, ip->dst_addr)))
 		return LF_DROP_MARTIAN_SRC;
 	/* As in parse_ipv4: MLD and ND to groups go with hop limit 1 or 255. */
 	expired = ip->hop_limits <= 1 && !(ported && ip->dst_addr[0] == 0xff);

@@ -15,6 +15,7 @@
 #include <rte_mbuf.h>
 
 #include "acl_stage.h"
+#include "fastpath.h"
 #include "fib_stage.h"
 #include "flow_stage.h"
 #include "icmp_stage.h"
@@ -217,71 +218,100 @@ pipeline_run_fused(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts,
 }
 
 /*
- * The fewest IPv4 packets worth a fused run of their own: below one
- * eight-packet group, a mostly IPv6 burst runs faster staged whole
- * (bench.py --ipv6-share 0.9: +2 cycles/packet split at any count).
+ * Sort a burst by frame: untagged IPv4 first, then untagged IPv6, then
+ * the rest (ARP, VLAN-tagged frames, runts), keeping the order within
+ * each. *n4 and *n6 are the counts of the first two.
  */
-#define LF_SPLIT_MIN 8
-
-/* Is it an untagged IPv4 frame, the only kind the fused stages take? */
-static inline bool
-pipeline_ipv4_frame(const struct rte_mbuf *m)
+static inline void
+pipeline_sort_families(struct rte_mbuf **pkts, uint16_t n, uint16_t *n4, uint16_t *n6)
 {
-	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-
-	return rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN &&
-		eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-}
-
-/*
- * Move the frames that are not untagged IPv4 (IPv6, ARP, a VLAN tag, a
- * runt) behind the others, keeping the order on each side. Returns how
- * many untagged IPv4 frames now lead.
- */
-static inline uint16_t
-pipeline_ipv4_first(struct rte_mbuf **pkts, uint16_t n)
-{
-	struct rte_mbuf *other[LF_BURST_MAX];
-	uint16_t i, k = 0, o = 0;
+	struct rte_mbuf *v6[LF_BURST_MAX], *other[LF_BURST_MAX];
+	uint16_t i, k = 0, k6 = 0, o = 0;
 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
+		const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 
-		if (likely(pipeline_ipv4_frame(m)))
+		if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN))
+			other[o++] = m;
+		else if (eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
 			pkts[k++] = m;
+		else if (eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6))
+			v6[k6++] = m;
 		else
 			other[o++] = m;
 	}
-	memcpy(&pkts[k], other, o * sizeof(other[0]));
-	return k;
+	memcpy(&pkts[k], v6, k6 * sizeof(v6[0]));
+	memcpy(&pkts[k + k6], other, o * sizeof(other[0]));
+	*n4 = k;
+	*n6 = k6;
+}
+
+/*
+ * The fused IPv6 stage on a burst of the IPv6 frames pipeline_run sorted
+ * out; false, having changed nothing, if it does not take it.
+ */
+static bool
+pipeline_run_fused6(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t k;
+
+	/* Never bypass an IPv6 ACL, nor a flow cache (it may front one). */
+	if (b->flows != NULL || b->view.acl6 != NULL)
+		return false;
+	k = fastpath6_burst(b, pkts, n);
+	if (k == LF_REFUSED)
+		return false;
+	pipeline_tx(b, tx, pkts, k);
+	pipeline_diverted(b, tx);
+	lf_burst_drops_flush(b);
+	return true;
 }
 
 void
 pipeline_run(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t n)
 {
-	uint16_t k;
+	uint16_t n4, n6;
+	bool took4, took6;
 
 	if (likely(pipeline_run_fused(b, tx, pkts, n)))
 		return;
 	/*
-	 * A dual-stack mix or one ARP request among plain IPv4 packets no
-	 * longer sends the whole burst down the staged path: the untagged
-	 * IPv4 frames try the fused one without the others, which run staged
-	 * (docs/benchmarks.md, the IPv6 mix; docs/punt-flood.md, the ARP
-	 * flood). All of a flow's packets are on one side (one family, one
-	 * VLAN), so no flow is reordered; IPv4 and IPv6 packets to one port
-	 * may leave in another order than they came, as packets of different
-	 * kinds do. A burst refused for one of its IPv4 packets (options, TTL
-	 * 1, a group MAC) runs staged whole, as before.
+	 * A dual-stack burst, or one with an ARP request among plain IPv4
+	 * packets, does not go down the staged path whole: sorted by family,
+	 * its IPv4 and its IPv6 frames each try their fused stage, and only
+	 * what neither takes runs staged (docs/benchmarks-dualstack.md;
+	 * docs/punt-flood.md, the ARP flood). All of a flow's packets are on
+	 * one side (one family, one VLAN), so no flow is reordered; a burst's
+	 * IPv4 and IPv6 packets to one port may leave in another order than
+	 * they came, as packets of different kinds do. An all-IPv4 burst
+	 * refused for one of its packets (options, TTL 1, a group MAC) runs
+	 * staged whole, as before.
 	 */
-	if (pipeline_fused_applies(b)) {
-		k = pipeline_ipv4_first(pkts, n);
-		if (k >= LF_SPLIT_MIN && k != n && pipeline_run_fused(b, tx, pkts, k)) {
-			LF_STAT_ADD(b->stats->split_bursts, 1);
-			pipeline_run_staged(b, tx, pkts + k, n - k);
-			return;
-		}
+	if (!pipeline_fused_applies(b)) {
+		LF_STAT_ADD(b->stats->staged_bursts, 1);
+		pipeline_run_staged(b, tx, pkts, n);
+		return;
 	}
-	LF_STAT_ADD(b->stats->staged_bursts, 1);
-	pipeline_run_staged(b, tx, pkts, n);
+	pipeline_sort_families(pkts, n, &n4, &n6);
+	/* Even a few packets of a family run faster fused than staged
+	 * (docs/benchmarks-dualstack/ab.txt: no floor beats a floor of 8). */
+	took4 = n4 != 0 && n4 != n && pipeline_run_fused(b, tx, pkts, n4);
+	took6 = n6 != 0 && pipeline_run_fused6(b, tx, pkts + n4, n6);
+	if (!took4 && !took6) {
+		LF_STAT_ADD(b->stats->staged_bursts, 1);
+		pipeline_run_staged(b, tx, pkts, n);
+		return;
+	}
+	LF_STAT_ADD(b->stats->split_bursts, 1);
+	/* What is left, in at most two runs: [IPv4][IPv6][others]. */
+	if (!took6) {
+		if (n != n4)
+			pipeline_run_staged(b, tx, pkts + n4, n - n4);
+		return;
+	}
+	if (!took4 && n4 != 0)
+		pipeline_run_staged(b, tx, pkts, n4);
+	if (n != n4 + n6)
+		pipeline_run_staged(b, tx, pkts + n4 + n6, n - n4 - n6);
 }

@@ -153,6 +153,10 @@ static int plain_only;
 static int staged_only;
 /* plain_kind() makes plain IPv4 packets, IPv6 ones and frames that carry no IP (ARP, runts). */
 static int aside_frames;
+/* K_GOOD6 without extension headers (what the fused IPv6 stage takes). */
+static int v6_plain;
+/* plain_kind() makes only K_GOOD6 (an IPv6-only link). */
+static int v6_only;
 /* Good IPv4 packets carry header checksum 0xffff or 0xfeff (counted here). */
 static int cksum_edges;
 static unsigned int cksum_edges_made;
@@ -614,7 +618,7 @@ make_packet(struct run *r, enum kind k)
 	}
 	case K_GOOD6: {
 		uint8_t proto = l4p6[rnd() % RTE_DIM(l4p6)];
-		unsigned int n_ext = rnd() % 3;
+		unsigned int n_ext = v6_plain ? 0 : rnd() % 3;
 
 		ipv6_dst(nh_idx, dst6, &e->port);
 		put_l2(&p, tags, RTE_ETHER_TYPE_IPV6);
@@ -839,6 +843,8 @@ plain_kind(void)
 	static const enum kind rx_bad[] = { K_MARTIAN, K_FOREIGN, K_GROUPMAC, K_TTL };
 	unsigned int v = rnd() % 16;
 
+	if (v6_only)
+		return K_GOOD6;
 	if (aside_frames)
 		return v < 12 ? K_GOOD4 : v < 14 ? K_GOOD6 : v == 14 ? K_NONIP : K_L2;
 	if (rx_checks && v >= 14)
@@ -1518,46 +1524,61 @@ test_tx_short_then_whole(void **state)
 
 /*
  * IPv6 packets and frames that carry no IP (ARP, runts) among plain IPv4
- * ones, with b->local unset and on a routed port: pipeline_run moves them
- * behind the IPv4 ones and runs those fused (split_bursts counts it), and
- * meets the independent expectations with the same output, order within
- * each family and counters as the staged path alone. The all-bad burst
- * (IPv4 the fused stages refuse among them) runs staged whole.
+ * ones, and IPv6-only bursts, with b->local unset and on a routed port:
+ * pipeline_run sorts them by family and runs each family's fused stage
+ * (split_bursts counts it), and meets the independent expectations with
+ * the same output, order within each family and counters as the staged
+ * path alone. The all-bad burst (packets every fused stage refuses) runs
+ * staged whole.
  */
 static void
 test_split_aside_frames(void **state)
 {
 	struct run *split = calloc(1, sizeof(*split)), *staged = calloc(1, sizeof(*staged));
-	unsigned int mode;
+	unsigned int mode, v6;
 
 	(void)state;
 	assert_non_null(split);
 	assert_non_null(staged);
 	plain_only = 1;
 	aside_frames = 1;
-	for (mode = LOCAL_NONE; mode <= LOCAL_ROUTED; mode++) {
-		const uint64_t seed = 0x5eed0a00 + mode;
+	for (mode = LOCAL_NONE; mode <= LOCAL_ROUTED; mode++)
+		for (v6 = 0; v6 < 3; v6++) {
+			const uint64_t seed = 0x5eed0a00 + mode * 4 + v6;
 
-		local_mode = (int)mode;
-		staged_only = 0;
-		run_scenario(split, 32, 4, 1, seed);
-		staged_only = 1;
-		run_scenario(staged, 32, 4, 1, seed);
-		assert_int_equal(split->n, staged->n);
-		assert_memory_equal(split->hash, staged->hash, sizeof(split->hash));
-		assert_memory_equal(split->per_port, staged->per_port, sizeof(split->per_port));
-		assert_memory_equal(split->drops, staged->drops, sizeof(split->drops));
-		assert_int_equal(split->sw, staged->sw);
-		assert_true(split->drops[LF_DROP_L2_MALFORMED] > 0);
-		print_message("%lu bursts split, %lu staged whole\n",
-			      (unsigned long)split->split_bursts,
-			      (unsigned long)split->staged_bursts);
-		assert_true(split->split_bursts > 0);
-		assert_true(split->staged_bursts > 0);
-		assert_int_equal(staged->split_bursts, 0);
-	}
+			/* v6: IPv6 with extension headers (staged), without
+			 * (the fused IPv6 stage), or an IPv6-only link. */
+			local_mode = (int)mode;
+			v6_plain = v6 != 0;
+			v6_only = v6 == 2;
+			staged_only = 0;
+			run_scenario(split, 32, 4, 1, seed);
+			staged_only = 1;
+			run_scenario(staged, 32, 4, 1, seed);
+			assert_int_equal(split->n, staged->n);
+			assert_memory_equal(split->hash, staged->hash, sizeof(split->hash));
+			assert_memory_equal(split->per_port, staged->per_port,
+					    sizeof(split->per_port));
+			assert_memory_equal(split->drops, staged->drops, sizeof(split->drops));
+			assert_int_equal(split->sw, staged->sw);
+			print_message("%lu bursts split, %lu staged whole\n",
+				      (unsigned long)split->split_bursts,
+				      (unsigned long)split->staged_bursts);
+			assert_true(split->split_bursts > 0);
+			assert_int_equal(staged->split_bursts, 0);
+			if (v6 != 2) {
+				assert_true(split->drops[LF_DROP_L2_MALFORMED] > 0);
+				assert_true(split->staged_bursts > 0);
+			} else {
+				/* Every IPv6-only burst is the fused IPv6 stage's
+				 * but the all-bad one. */
+				assert_int_equal(split->staged_bursts, 1);
+			}
+		}
 	staged_only = 0;
 	aside_frames = 0;
+	v6_plain = 0;
+	v6_only = 0;
 	plain_only = 0;
 	local_mode = LOCAL_NONE;
 	free(split);
