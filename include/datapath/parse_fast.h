@@ -164,6 +164,21 @@ lf_meta_plain_ipv4(struct lf_meta *meta, unsigned int proto, unsigned int l4_nee
 }
 
 /**
+ * The meta parse gives a packet lf_parse_ipv6_plain() accepted with proto
+ * and l4_need.
+ */
+static inline void
+lf_meta_plain_ipv6(struct lf_meta *meta, unsigned int proto, unsigned int l4_need)
+{
+	memset(meta, 0, sizeof(*meta));
+	meta->l3_off = RTE_ETHER_HDR_LEN;
+	meta->l4_off = l4_need ? RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) : 0;
+	meta->af = 6;
+	meta->l4_proto = (uint8_t)proto;
+	meta->kind = LF_KIND_IP;
+}
+
+/**
  * A port's link-layer acceptance as two 64-bit words: a frame is the port's
  * when its first 8 bytes d satisfy ((d ^ val) & mask) == 0. A routed port
  * takes frames to its own MAC (mask: the 6 address bytes); a promiscuous

@@ -22,18 +22,6 @@
 /* Destination address: bytes 24..39 of the IPv6 header. */
 #define DST6_OFF (RTE_ETHER_HDR_LEN + 24)
 
-/* The meta parse gives a packet lf_parse_ipv6_plain() accepted. */
-static inline void
-meta_plain_ipv6(struct lf_meta *meta, unsigned int proto, unsigned int l4_need)
-{
-	memset(meta, 0, sizeof(*meta));
-	meta->l3_off = RTE_ETHER_HDR_LEN;
-	meta->l4_off = l4_need ? RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) : 0;
-	meta->af = 6;
-	meta->l4_proto = (uint8_t)proto;
-	meta->kind = LF_KIND_IP;
-}
-
 uint16_t
 fastpath6_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -82,7 +70,7 @@ fastpath6_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 				struct lf_meta meta;
 				unsigned int proto = d[RTE_ETHER_HDR_LEN + 6];
 
-				meta_plain_ipv6(&meta, proto, lf_l4_min_len[proto]);
+				lf_meta_plain_ipv6(&meta, proto, lf_l4_min_len[proto]);
 				meta.nh = (uint32_t)nh;
 				if (kind != 0)
 					lf_burst_divert(b, pkts[i], &meta, (enum lf_kind)kind);

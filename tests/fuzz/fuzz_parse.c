@@ -2,9 +2,10 @@
 /*
  * libFuzzer harness of the parse stage, differential: whatever the fast
  * checks accept (lf_parse_ipv4_plain(), and lf_parse_ipv4_plain_x8() where
- * the build targets AVX-512), parse_packet() must accept with the same
- * fields, and the eight-packet check must give each packet the scalar
- * check's verdict, destination, software-checksum flag and TTL word.
+ * the build targets AVX-512; lf_parse_ipv6_plain(), the fused IPv6
+ * stage's), parse_packet() must accept with the same fields, and the
+ * eight-packet check must give each packet the scalar check's verdict,
+ * destination, software-checksum flag and TTL word.
  *
  * The input is up to eight packets, each: a flags byte (bits 0-1: the RX
  * IP checksum flag, GOOD, BAD, NONE or UNKNOWN; bit 2: split the packet
@@ -201,8 +202,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		memset(&meta, 0, sizeof(meta));
 		reason = parse_packet(pkts[j], &meta, &sw);
-		if (r[j] == 0)
+		if (r[j] == 0) {
+			unsigned int p6, need6;
+
+			if (!lf_parse_ipv6_plain(pkts[j], &p6, &need6))
+				continue;
+			lf_meta_plain_ipv6(&want, p6, need6);
+			if (reason != -1 || sw != 0 || meta.l3_off != want.l3_off ||
+			    meta.l4_off != want.l4_off || meta.af != want.af ||
+			    meta.l4_proto != want.l4_proto) {
+				fprintf(stderr,
+					"packet %u: fast IPv6 (l4_off %u proto %u); parse_packet %d l3_off %u l4_off %u af %u proto %u\n",
+					j, want.l4_off, want.l4_proto, reason, meta.l3_off,
+					meta.l4_off, meta.af, meta.l4_proto);
+				abort();
+			}
 			continue;
+		}
 		memset(&want, 0, sizeof(want));
 		lf_meta_plain_ipv4(&want, proto[j], need[j]);
 		if (reason != -1 || sw != (r[j] == 2) || meta.l3_off != want.l3_off ||
