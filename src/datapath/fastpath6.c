@@ -6,7 +6,10 @@
  * shape: a check pass that only reads the packets, one bulk FIB lookup,
  * then a pass that rewrites them in place until the first packet it does
  * not forward and compacts from there. An IPv6 rewrite has no checksum to
- * update, so there is no eight-packet build of it.
+ * update, so there is no eight-packet build of it. Pass 2's two ends (what
+ * becomes of a packet not forwarded, the ports of the kept ones) repeat
+ * fastpath_burst's: shared as always-inline helpers they changed that
+ * function's code and cost it 0.25 cycles/packet (bench.py --ab, 12 pairs).
  */
 #include <string.h>
 

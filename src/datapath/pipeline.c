@@ -178,8 +178,8 @@ pipeline_run_staged(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts
 /*
  * Can the fused stages take a burst at all? They do not check the egress
  * MTU (lf_local.mtu_check), and never bypass an IPv4 ACL without a flow
- * cache in front of it. They take only IPv4 bursts, so an IPv6 ACL alone
- * cannot be bypassed.
+ * cache in front of it. The IPv6 one also checks for an IPv6 ACL
+ * (pipeline_run_fused6).
  */
 static inline bool
 pipeline_fused_applies(const struct lf_burst *b)

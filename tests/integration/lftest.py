@@ -227,6 +227,20 @@ def same_order_per_class(got, want, cls):
                for c in {cls(w) for w in want})
 
 
+def same_output(got, want, in_frames):
+    """Two runs' frames out of one port (lists of bytes) are the same frames,
+    in the same order within each order class of the input frame they came
+    from (in_frames: the input, whose IP frames have unique packet_keys)."""
+    cls = {}
+    for f in in_frames:
+        try:
+            cls[packet_key(f)] = order_class(f)
+        except (struct.error, IndexError):
+            pass
+    kg, kw = [packet_key(f) for f in got], [packet_key(f) for f in want]
+    return same_order_per_class(kg, kw, cls.get) and dict(zip(kg, got)) == dict(zip(kw, want))
+
+
 # ------------------------------------------------------------------ tshark
 
 TSHARK_OPTS = ["-o", "ip.check_checksum:TRUE", "-o", "ip.defragment:FALSE",

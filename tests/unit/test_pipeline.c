@@ -1073,6 +1073,25 @@ run_scenario(struct run *r, uint16_t burst, uint16_t prefetch, int split, uint64
 	rte_free(w);
 }
 
+/*
+ * The scenario of SEED through pipeline_run into R and through the staged
+ * path alone into STAGED: the same output (per port, in order within each
+ * order class), drops and software checksums. Leaves staged_only set.
+ */
+static void
+run_both_paths(struct run *r, struct run *staged, uint64_t seed)
+{
+	staged_only = 0;
+	run_scenario(r, 32, 4, 1, seed);
+	staged_only = 1;
+	run_scenario(staged, 32, 4, 1, seed);
+	assert_int_equal(r->n, staged->n);
+	assert_memory_equal(r->hash, staged->hash, sizeof(r->hash));
+	assert_memory_equal(r->per_port, staged->per_port, sizeof(r->per_port));
+	assert_memory_equal(r->drops, staged->drops, sizeof(r->drops));
+	assert_int_equal(r->sw, staged->sw);
+}
+
 /* ---- setup ---- */
 
 static int
@@ -1412,6 +1431,31 @@ test_prefetch_distance(void **state)
 	free(ref);
 }
 
+/*
+ * N IPv4/UDP packets, packet i to DST | i with i % TAGS_MOD VLAN tags
+ * (TAGS_MOD 1: all untagged).
+ */
+static void
+make_udp4(struct rte_mbuf **pkts, unsigned int n, unsigned int tags_mod, uint32_t dst)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct pkt p;
+		char *d;
+
+		put_l2(&p, i % tags_mod, RTE_ETHER_TYPE_IPV4);
+		put_ipv4(&p, 5, 64, IPPROTO_UDP, dst | i);
+		put_bytes(&p, 12);
+		fix_ipv4(&p);
+		pkts[i] = rte_pktmbuf_alloc(pool);
+		assert_non_null(pkts[i]);
+		d = rte_pktmbuf_append(pkts[i], p.len);
+		assert_non_null(d);
+		memcpy(d, p.b, p.len);
+	}
+}
+
 /* A full TX ring: what it refuses is counted as tx_full and freed. */
 static void
 test_tx_full(void **state)
@@ -1423,20 +1467,7 @@ test_tx_full(void **state)
 
 	(void)state;
 	assert_int_equal(cap, SMALL_RING - 1);
-	for (i = 0; i < 40; i++) {
-		struct pkt p;
-		char *d;
-
-		put_l2(&p, i % 3, RTE_ETHER_TYPE_IPV4);
-		put_ipv4(&p, 5, 64, IPPROTO_UDP, 0xc6120000 | i); /* 198.18/15 */
-		put_bytes(&p, 12);
-		fix_ipv4(&p);
-		pkts[i] = rte_pktmbuf_alloc(pool);
-		assert_non_null(pkts[i]);
-		d = rte_pktmbuf_append(pkts[i], p.len);
-		assert_non_null(d);
-		memcpy(d, p.b, p.len);
-	}
+	make_udp4(pkts, 40, 3, 0xc6120000); /* 198.18/15 */
 	/* 40 packets, burst 32: one flush at 32, one at the end. */
 	pipeline_run(&w->b, &w->tx, pkts, 20);
 	assert_int_equal(w->tx.buf[N_PORTS - 1].n, 20);
@@ -1488,20 +1519,7 @@ test_tx_short_then_whole(void **state)
 	unsigned int i, n;
 
 	(void)state;
-	for (i = 0; i < RTE_DIM(pkts); i++) {
-		struct pkt p;
-		char *d;
-
-		put_l2(&p, 0, RTE_ETHER_TYPE_IPV4);
-		put_ipv4(&p, 5, 64, IPPROTO_UDP, 0x0a020000 | i); /* 10/8: port 0 */
-		put_bytes(&p, 12);
-		fix_ipv4(&p);
-		pkts[i] = rte_pktmbuf_alloc(pool);
-		assert_non_null(pkts[i]);
-		d = rte_pktmbuf_append(pkts[i], p.len);
-		assert_non_null(d);
-		memcpy(d, p.b, p.len);
-	}
+	make_udp4(pkts, RTE_DIM(pkts), 1, 0x0a020000); /* 10/8: port 0 */
 	pipeline_run(&w->b, &w->tx, pkts, 31);
 	assert_int_equal(w->tx.buf[0].n, 31);
 	assert_int_equal(rte_ring_count(rings[0]), 0);
@@ -1551,16 +1569,7 @@ test_split_aside_frames(void **state)
 			local_mode = (int)mode;
 			v6_plain = v6 != 0;
 			v6_only = v6 == 2;
-			staged_only = 0;
-			run_scenario(split, 32, 4, 1, seed);
-			staged_only = 1;
-			run_scenario(staged, 32, 4, 1, seed);
-			assert_int_equal(split->n, staged->n);
-			assert_memory_equal(split->hash, staged->hash, sizeof(split->hash));
-			assert_memory_equal(split->per_port, staged->per_port,
-					    sizeof(split->per_port));
-			assert_memory_equal(split->drops, staged->drops, sizeof(split->drops));
-			assert_int_equal(split->sw, staged->sw);
+			run_both_paths(split, staged, seed);
 			print_message("%lu bursts split, %lu staged whole\n",
 				      (unsigned long)split->split_bursts,
 				      (unsigned long)split->staged_bursts);
@@ -1993,17 +2002,7 @@ test_rx_checks_fused_matches_staged(void **state)
 				local_mode = (int)mode;
 				time_exc = (int)te;
 				plain_only = (int)plain;
-				staged_only = 0;
-				run_scenario(fused, 32, 4, 1, seed);
-				staged_only = 1;
-				run_scenario(staged, 32, 4, 1, seed);
-				assert_int_equal(fused->n, staged->n);
-				assert_memory_equal(fused->hash, staged->hash, sizeof(fused->hash));
-				assert_memory_equal(fused->per_port, staged->per_port,
-						    sizeof(fused->per_port));
-				assert_memory_equal(fused->drops, staged->drops,
-						    sizeof(fused->drops));
-				assert_int_equal(fused->sw, staged->sw);
+				run_both_paths(fused, staged, seed);
 				assert_true(fused->drops[LF_DROP_MARTIAN_SRC] > 0);
 				local_drops += fused->drops[LF_DROP_L2_NOT_OURS] +
 					fused->drops[LF_DROP_L2_MCAST_UNICAST_IP];
