@@ -273,9 +273,10 @@ def analysis(rows):
     if arp_low is not None:
         A += ["* **ARP is still the dearest** (%.2fx at %.3f, %.0f cycles per flood "
               "packet against %.0f for a SYN). The fused IPv4 check refuses a burst "
-              "that holds a frame it does not take; `pipeline_run` then moves the "
-              "frames that are not untagged IPv4 (ARP, IPv6, tagged, runts) behind "
-              "the others and runs the rest fused (a worker's `split_bursts`). Before that (commit `a42198b` "
+              "that holds a frame it does not take; `pipeline_run` then sorts the "
+              "burst by family (IPv4, IPv6, the rest: ARP, tagged frames, runts), "
+              "runs each family through its fused stage and only the rest staged "
+              "(a worker's `split_bursts`). Before that (commit `a42198b` "
               "and earlier) the whole burst ran the staged pipeline, transit "
               "included: 0.80x at 0.002. What is left is the refused check up to the "
               "ARP frame, the pass that moves it, and the staged path for one frame "
