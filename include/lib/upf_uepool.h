@@ -57,6 +57,12 @@ int upf_uepool_add(struct upf_uepool *p, uint8_t af, const uint8_t *a, uint8_t p
  */
 void upf_uepool_addr(const struct upf_uepool *p, uint64_t i, uint8_t out[16]);
 
+/**
+ * Whether addr is one of the pool's candidates: an IPv4 address in
+ * addr[0..3], or an IPv6 address whose /64 (addr[0..7]) is one.
+ */
+bool upf_uepool_contains(const struct upf_uepool *p, const uint8_t addr[16]);
+
 /** Whether addr (as upf_uepool_addr writes it) is in use. */
 typedef bool (*upf_uepool_taken_fn)(void *ctx, const uint8_t addr[16]);
 

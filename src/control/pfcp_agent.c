@@ -257,10 +257,11 @@ struct pa_agent {
 	/* UE IP Address CHOOSE: [network instance][0: IPv4, 1: IPv6]. */
 	struct upf_uepool uepool[LF_UPF_MAX_NI][2];
 	/*
-	 * The addresses chosen for a live session that none of its downlink
-	 * PDRs names (struct upf_ue_key; ue_held_keys()): the UE table, which
-	 * has every downlink PDR's, does not know they are in use. NULL
-	 * without a ue_alloc.
+	 * The ue_alloc addresses live sessions name, chosen or given, that
+	 * none of their downlink PDRs names (struct upf_ue_key;
+	 * ue_held_keys()), each with the count of sessions as its data: the
+	 * UE table, which has every downlink PDR's, does not know they are in
+	 * use. NULL without a ue_alloc.
 	 */
 	struct rte_hash *ue_held;
 
@@ -740,7 +741,8 @@ held_free(struct pa_agent *a, struct pa_sess *s)
 	s->n_held = 0;
 }
 
-static unsigned int sess_held_keys(const struct pa_sess *s, struct upf_ue_key *k);
+static unsigned int sess_held_keys(const struct pa_agent *a, const struct pa_sess *s,
+				   struct upf_ue_key *k);
 static void ue_held_set(struct pa_agent *a, const struct upf_ue_key *old, unsigned int n_old,
 			const struct upf_ue_key *now, unsigned int n_now);
 
@@ -751,7 +753,7 @@ sess_destroy(struct pa_agent *a, struct pa_sess *s)
 	struct upf_ue_key k[PA_UE_HELD_PER_SESS];
 
 	if (a->ue_held != NULL)
-		ue_held_set(a, k, sess_held_keys(s, k), NULL, 0);
+		ue_held_set(a, k, sess_held_keys(a, s, k), NULL, 0);
 	held_free(a, s);
 	free(s->held);
 	watch_unlink(a, s);
@@ -2327,9 +2329,15 @@ ue_taken(void *arg, const uint8_t addr[16])
 		(t->a->ue_held != NULL && rte_hash_lookup(t->a->ue_held, &key) >= 0);
 }
 
-/* Append p's chosen addresses to k[0..n) (each once); returns the new n. */
+/*
+ * Append to k[0..n) (each once) the addresses p names that CHOOSE could
+ * hand out: those the UP chose, and those the SMF gave from a ue_alloc
+ * prefix of the PDR's network instance (others can never be chosen, so
+ * they need no holding). Returns the new n.
+ */
 static unsigned int
-chosen_keys(const struct upf_pdr_conf *p, struct upf_ue_key *k, unsigned int n)
+pool_keys(const struct pa_agent *a, const struct upf_pdr_conf *p, struct upf_ue_key *k,
+	  unsigned int n)
 {
 	unsigned int f, j;
 
@@ -2337,12 +2345,16 @@ chosen_keys(const struct upf_pdr_conf *p, struct upf_ue_key *k, unsigned int n)
 		const struct upf_ip *ue = f == 0 ? &p->ue4 : &p->ue6;
 		struct upf_ue_key key;
 
-		if (!(p->ue_chosen & (f == 0 ? UPF_UE_CHOOSE4 : UPF_UE_CHOOSE6)))
+		if (ue->af != (f == 0 ? 4 : 6))
 			continue;
 		memset(&key, 0, sizeof(key));
+		/* As the UE table keys a downlink PDR's address (upf_store.c). */
 		key.ni = p->ni == UPF_NI_NONE ? 0 : p->ni;
-		key.af = f == 0 ? 4 : 6;
+		key.af = ue->af;
 		memcpy(key.a, ue->a, f == 0 ? 4 : 8);
+		if (!(p->ue_chosen & (f == 0 ? UPF_UE_CHOOSE4 : UPF_UE_CHOOSE6)) &&
+		    (key.ni >= a->uc.n_ni || !upf_uepool_contains(&a->uepool[key.ni][f], ue->a)))
+			continue;
 		for (j = 0; j < n && memcmp(&k[j], &key, sizeof(key)) != 0; j++)
 			;
 		if (j == n && n < PA_UE_HELD_PER_SESS)
@@ -2352,21 +2364,22 @@ chosen_keys(const struct upf_pdr_conf *p, struct upf_ue_key *k, unsigned int n)
 }
 
 /*
- * The addresses this UP chose for a session that none of its downlink PDRs
- * names, into k (PA_UE_HELD_PER_SESS): what a->ue_held must hold for it.
- * An address some downlink PDR names is in the UE table, as the store
- * keys it (upf_store.c: CORE and SGi-LAN PDRs).
+ * The pool addresses (pool_keys()) a session's PDRs name that none of its
+ * downlink PDRs names, into k (PA_UE_HELD_PER_SESS): what a->ue_held must
+ * hold for it. An address some downlink PDR names is in the UE table, as
+ * the store keys it (upf_store.c: CORE and SGi-LAN PDRs).
  */
 static unsigned int
-ue_held_keys(const struct upf_pdr_conf *pdr, unsigned int n_pdr, struct upf_ue_key *k)
+ue_held_keys(const struct pa_agent *a, const struct upf_pdr_conf *pdr, unsigned int n_pdr,
+	     struct upf_ue_key *k)
 {
 	struct upf_ue_key dl[PA_UE_HELD_PER_SESS];
 	unsigned int i, j, n = 0, n_dl = 0, out = 0;
 
 	for (i = 0; i < n_pdr; i++) {
 		if (pdr[i].src_iface == UPF_IF_CORE || pdr[i].src_iface == UPF_IF_SGI_LAN)
-			n_dl = chosen_keys(&pdr[i], dl, n_dl);
-		n = chosen_keys(&pdr[i], k, n);
+			n_dl = pool_keys(a, &pdr[i], dl, n_dl);
+		n = pool_keys(a, &pdr[i], k, n);
 	}
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < n_dl && memcmp(&k[i], &dl[j], sizeof(k[i])) != 0; j++)
@@ -2379,7 +2392,7 @@ ue_held_keys(const struct upf_pdr_conf *pdr, unsigned int n_pdr, struct upf_ue_k
 
 /* ue_held_keys() of a stored session (its PDRs packed). */
 static unsigned int
-sess_held_keys(const struct pa_sess *s, struct upf_ue_key *k)
+sess_held_keys(const struct pa_agent *a, const struct pa_sess *s, struct upf_ue_key *k)
 {
 	struct upf_pdr_conf pdr[UPF_MAX_PDR];
 	const uint8_t *p = s->pdr_packed;
@@ -2387,7 +2400,19 @@ sess_held_keys(const struct pa_sess *s, struct upf_ue_key *k)
 
 	for (i = 0; i < s->c.n_pdr && i < UPF_MAX_PDR; i++)
 		p += pdr_unpack(&pdr[i], p);
-	return ue_held_keys(pdr, i, k);
+	return ue_held_keys(a, pdr, i, k);
+}
+
+/* Whether k[0..n) has key. */
+static bool
+ue_key_in(const struct upf_ue_key *k, unsigned int n, const struct upf_ue_key *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (memcmp(&k[i], key, sizeof(*key)) == 0)
+			return true;
+	return false;
 }
 
 /*
@@ -2400,42 +2425,53 @@ ue_held_room(const struct pa_agent *a, const struct pa_work *w, const struct upf
 	     unsigned int n_old, struct pfcp_err *e)
 {
 	struct upf_ue_key k[PA_UE_HELD_PER_SESS];
-	const unsigned int n = ue_held_keys(w->pdr, w->c.n_pdr, k);
-	unsigned int i, j, add = 0;
+	const unsigned int n = ue_held_keys(a, w->pdr, w->c.n_pdr, k);
+	unsigned int i, add = 0;
 
 	if (a->ue_held == NULL)
 		return 0;
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < n_old && memcmp(&k[i], &old[j], sizeof(k[i])) != 0; j++)
-			;
-		add += j == n_old;
-	}
+	for (i = 0; i < n; i++)
+		add += !ue_key_in(old, n_old, &k[i]) && rte_hash_lookup(a->ue_held, &k[i]) < 0;
 	if (add != 0 && (uint32_t)rte_hash_count(a->ue_held) + add > PA_UE_HELD_MAX)
 		return pa_fail(e, PFCP_CAUSE_NO_RESOURCES, PFCP_IE_UE_IP_ADDRESS, PFCP_RULE_NONE, 0,
-			       "%u chosen UE addresses are held by uplink PDRs alone (at most %u)",
+			       "%u ue_alloc addresses are held by uplink PDRs alone (at most %u)",
 			       (unsigned int)rte_hash_count(a->ue_held), PA_UE_HELD_MAX);
 	return 0;
 }
 
-/* The session held old[0..n_old), now now[0..n_now): a->ue_held follows. */
+/*
+ * The session held old[0..n_old), now now[0..n_now): a->ue_held follows.
+ * Each address counts the sessions that hold it (its data): the SMF may
+ * name one it gave in the uplink PDRs of several.
+ */
 static void
 ue_held_set(struct pa_agent *a, const struct upf_ue_key *old, unsigned int n_old,
 	    const struct upf_ue_key *now, unsigned int n_now)
 {
-	unsigned int i, j;
+	unsigned int i;
+	void *d;
 
 	if (a->ue_held == NULL)
 		return;
 	for (i = 0; i < n_old; i++) {
-		for (j = 0; j < n_now && memcmp(&old[i], &now[j], sizeof(old[i])) != 0; j++)
-			;
-		if (j == n_now)
+		if (ue_key_in(now, n_now, &old[i]) ||
+		    rte_hash_lookup_data(a->ue_held, &old[i], &d) < 0)
+			continue;
+		if ((uintptr_t)d > 1)
+			(void)rte_hash_add_key_data(a->ue_held, &old[i],
+						    (void *)((uintptr_t)d - 1));
+		else
 			(void)rte_hash_del_key(a->ue_held, &old[i]);
 	}
-	for (i = 0; i < n_now; i++)
+	for (i = 0; i < n_now; i++) {
+		if (ue_key_in(old, n_old, &now[i]))
+			continue;
+		if (rte_hash_lookup_data(a->ue_held, &now[i], &d) < 0)
+			d = NULL;
 		/* Room was checked (ue_held_room), and the table has an
 		 * extendable bucket table, so this cannot fail. */
-		(void)rte_hash_add_key(a->ue_held, &now[i]);
+		(void)rte_hash_add_key_data(a->ue_held, &now[i], (void *)((uintptr_t)d + 1));
+	}
 }
 
 /* The network instance a PDR's CHOOSE allocates in for family f (0: IPv4). */
@@ -2900,7 +2936,7 @@ on_sess_est(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 	s->assoc = (uint16_t)as;
 	s->since = (uint64_t)time(NULL);
 	s->quota_drop = qd;
-	ue_held_set(a, NULL, 0, held, ue_held_keys(w->pdr, w->c.n_pdr, held));
+	ue_held_set(a, NULL, 0, held, ue_held_keys(a, w->pdr, w->c.n_pdr, held));
 	a->sess[idx] = s;
 	a->n_sess++;
 	a->sess_bytes += s->bytes;
@@ -2986,7 +3022,7 @@ on_sess_mod(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 	if (s == NULL)
 		goto reply;
 	sess_unpack(s, w);
-	n_held_old = ue_held_keys(w->pdr, w->c.n_pdr, held_old);
+	n_held_old = ue_held_keys(a, w->pdr, w->c.n_pdr, held_old);
 	if (m->present & PFCP_M_CP_FSEID) {
 		w->c.cp_seid = m->cp_fseid.seid;
 		w->c.cp_ip = m->cp_fseid.v4.af != 0 ? m->cp_fseid.v4 : m->cp_fseid.v6;
@@ -3035,7 +3071,8 @@ on_sess_mod(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 		store_fail(a, w, rc, err, &e);
 		goto reply;
 	}
-	ue_held_set(a, held_old, n_held_old, held_new, ue_held_keys(w->pdr, w->c.n_pdr, held_new));
+	ue_held_set(a, held_old, n_held_old, held_new,
+		    ue_held_keys(a, w->pdr, w->c.n_pdr, held_new));
 	/* The new allocation takes the old one's place in every list (they link by index). */
 	ns->idx = s->idx;
 	ns->assoc = s->assoc;

@@ -70,6 +70,22 @@ upf_uepool_addr(const struct upf_uepool *p, uint64_t i, uint8_t out[16])
 		out[b] = (uint8_t)(v >> (8 * (len - 1 - b)));
 }
 
+bool
+upf_uepool_contains(const struct upf_uepool *p, const uint8_t addr[16])
+{
+	const unsigned int len = p->af == 4 ? 4 : 8;
+	const uint64_t v = be_prefix(addr, len);
+	unsigned int k;
+
+	for (k = 0; k < p->n_range; k++) {
+		const uint64_t base = be_prefix(p->r[k].a, len);
+
+		if (v >= base && v - base >= p->r[k].first && v - base - p->r[k].first < p->r[k].n)
+			return true;
+	}
+	return false;
+}
+
 int
 upf_uepool_alloc(struct upf_uepool *p, upf_uepool_taken_fn taken, void *ctx, uint64_t limit,
 		 uint8_t out[16])

@@ -1162,6 +1162,76 @@ test_choose_ue_uplink_only(void **state)
 	assert_int_equal(counts().sessions, base);
 }
 
+/* A session whose one PDR is an uplink one naming the SMF-given UE address ue. */
+static uint64_t
+establish_ul_given(uint64_t cp_seid, uint32_t ue)
+{
+	struct pdr_spec ul = { .id = 1,
+			       .prec = 100,
+			       .src = UPF_IF_ACCESS,
+			       .choose = true,
+			       .chid = -1,
+			       .ni = "internet",
+			       .ue4 = ue,
+			       .far = 1 };
+
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(cp_seid);
+	w_create_pdr(&ul);
+	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+	end_send();
+	return est_ok(cp_seid);
+}
+
+/*
+ * An address of the ue_alloc pool that the SMF gave, named by uplink PDRs
+ * alone, is in use as a chosen one is: CHOOSE does not hand it out while
+ * any session names it (two do here), and does once the last is gone. A
+ * given address outside the pool is not held at all.
+ */
+static void
+test_choose_ue_given_uplink_only(void **state)
+{
+	const uint32_t x = UE_ALLOC + 3, outside = UE_POOL + 77;
+	const uint32_t base = counts().sessions;
+	uint64_t up[6], up_a, up_b, up_c, up_x;
+	uint32_t got[6];
+	unsigned int i, j;
+
+	(void)state;
+	up_a = establish_ul_given(400, x);
+	assert_false(ue_in_table(x));
+	tel_has("/lanefwd/upf", "\"ue_ips_held_uplink_only\":1");
+	up_c = establish_ul_given(401, x);
+	up_b = establish_ul_given(402, outside);
+	tel_has("/lanefwd/upf", "\"ue_ips_held_uplink_only\":1");
+
+	/* The pool's other 5 addresses, each once; then it is full. */
+	for (i = 0; i < 5; i++) {
+		got[i] = establish_chv4(403 + i, "internet", 0x10, PFCP_CAUSE_ACCEPTED, &up[i]);
+		assert_int_not_equal(got[i], x);
+		for (j = 0; j < i; j++)
+			assert_int_not_equal(got[i], got[j]);
+	}
+	establish_chv4(408, "internet", 0x10, PFCP_CAUSE_NO_RESOURCES, &up_x);
+
+	/* One of the two sessions that name it goes: the other still holds it. */
+	delete (up_a);
+	tel_has("/lanefwd/upf", "\"ue_ips_held_uplink_only\":1");
+	establish_chv4(409, "internet", 0x10, PFCP_CAUSE_NO_RESOURCES, &up_x);
+
+	/* The last goes: it is the one free. */
+	delete (up_c);
+	tel_has("/lanefwd/upf", "\"ue_ips_held_uplink_only\":0");
+	assert_int_equal(establish_chv4(410, "internet", 0x10, PFCP_CAUSE_ACCEPTED, &up_x), x);
+	delete (up_x);
+	delete (up_b);
+	for (i = 0; i < 5; i++)
+		delete (up[i]);
+	assert_int_equal(counts().sessions, base);
+}
+
 static void
 test_establish_choose_ue(void **state)
 {
@@ -1868,6 +1938,7 @@ main(void)
 		cmocka_unit_test(test_establish_choose),
 		cmocka_unit_test(test_establish_choose_ue),
 		cmocka_unit_test(test_choose_ue_uplink_only),
+		cmocka_unit_test(test_choose_ue_given_uplink_only),
 		cmocka_unit_test(test_modify_and_reports),
 		cmocka_unit_test(test_quota_and_period),
 		cmocka_unit_test(test_buffering),

@@ -193,6 +193,72 @@ test_limit_and_empty(void **state)
 	assert_int_equal(upf_uepool_alloc(&p, ref_taken, &r, 0, out), -ENOSPC);
 }
 
+/* An address is in the pool exactly when it is one of the candidates written out. */
+static void
+check_contains(const struct upf_uepool *p, const struct ref *r, const uint8_t *a)
+{
+	assert_int_equal(upf_uepool_contains(p, a), ref_index(r, a) >= 0);
+}
+
+static void
+test_contains(void **state)
+{
+	/* Every IPv4 address of these /22 and /29, and the two ends of the space. */
+	static const char *const v4_around[] = { "10.45.0.0", "192.168.0.0" };
+	static const unsigned int v4_span[] = { 1024, 8 };
+	/* /64s from 2 before to 2 after each IPv6 prefix. */
+	static const char *const v6_around[] = { "fd00:44:ffff:fffe::", "fd00:46:0:6::" };
+	static const unsigned int v6_span[] = { 8, 5 };
+	struct upf_uepool p;
+	struct ref r;
+	uint8_t a[16];
+	unsigned int i, k;
+
+	(void)state;
+	add_prefixes(&p, 4, v4_pfx, 4);
+	ref_init(&r, 4, v4_want, 11);
+	for (i = 0; i < 2; i++) {
+		uint32_t v;
+
+		memset(a, 0, sizeof(a));
+		assert_int_equal(inet_pton(AF_INET, v4_around[i], a), 1);
+		memcpy(&v, a, 4);
+		for (k = 0; k < v4_span[i]; k++) {
+			const uint32_t x = htonl(ntohl(v) + k);
+
+			memcpy(a, &x, 4);
+			check_contains(&p, &r, a);
+		}
+	}
+	memset(a, 0, sizeof(a));
+	check_contains(&p, &r, a);
+	memset(a, 0xff, 4);
+	check_contains(&p, &r, a);
+
+	add_prefixes(&p, 6, v6_pfx, 2);
+	ref_init(&r, 6, v6_want, 5);
+	for (i = 0; i < 2; i++) {
+		uint64_t hi = 0;
+
+		memset(a, 0, sizeof(a));
+		assert_int_equal(inet_pton(AF_INET6, v6_around[i], a), 1);
+		for (k = 0; k < 8; k++)
+			hi = hi << 8 | a[k];
+		for (k = 0; k < v6_span[i]; k++) {
+			const uint64_t x = hi + k;
+			unsigned int b;
+
+			for (b = 0; b < 8; b++)
+				a[b] = (uint8_t)(x >> (56 - 8 * b));
+			check_contains(&p, &r, a);
+		}
+	}
+	/* An empty pool holds nothing. */
+	upf_uepool_init(&p, 4);
+	memcpy(a, r.a[0], 16);
+	assert_false(upf_uepool_contains(&p, a));
+}
+
 /* What a pool refuses: another family, lengths out of range, a ninth prefix. */
 static void
 test_add_refused(void **state)
@@ -226,7 +292,9 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_v4_model),
 		cmocka_unit_test(test_v6_model),
+		/* The pool's edges. */
 		cmocka_unit_test(test_limit_and_empty),
+		cmocka_unit_test(test_contains),
 		cmocka_unit_test(test_add_refused),
 	};
 
