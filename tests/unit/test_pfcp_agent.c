@@ -1078,6 +1078,46 @@ establish_chv4(uint64_t cp_seid, const char *ni, uint8_t ch, unsigned int want_c
 }
 
 /*
+ * CHV4 sessions cp_seid.. until the /29 pool (six addresses) is full, held
+ * being the one address a session holds already: the other 5, each once,
+ * then Cause 75 for the next (cp_seid + 5). up[0..5) are their UP SEIDs.
+ */
+static void
+fill_pool_but(uint64_t cp_seid, uint32_t held, uint64_t *up)
+{
+	uint32_t got[5];
+	uint64_t up_x;
+	unsigned int i, j;
+
+	for (i = 0; i < 5; i++) {
+		got[i] = establish_chv4(cp_seid + i, "internet", 0x10, PFCP_CAUSE_ACCEPTED, &up[i]);
+		assert_int_not_equal(got[i], held);
+		for (j = 0; j < i; j++)
+			assert_int_not_equal(got[i], got[j]);
+	}
+	establish_chv4(cp_seid + 5, "internet", 0x10, PFCP_CAUSE_NO_RESOURCES, &up_x);
+}
+
+/*
+ * The last session that held addr has gone: nothing is held, and a CHV4
+ * session (cp_seid) gets addr, the pool's one free address. Then it and
+ * fill_pool_but()'s sessions up[0..5) go.
+ */
+static void
+last_free_is(uint64_t cp_seid, uint32_t addr, const uint64_t *up)
+{
+	uint64_t up_x;
+	unsigned int i;
+
+	tel_has("/lanefwd/upf", "\"ue_ips_held_uplink_only\":0");
+	assert_int_equal(establish_chv4(cp_seid, "internet", 0x10, PFCP_CAUSE_ACCEPTED, &up_x),
+			 addr);
+	delete (up_x);
+	for (i = 0; i < 5; i++)
+		delete (up[i]);
+}
+
+/*
  * An address chosen for a session's uplink PDR alone is in use, though no
  * downlink PDR names it (the UE table does not have it): no other session
  * is given it. Once the session's downlink PDR names it (the UE table has
@@ -1104,8 +1144,7 @@ test_choose_ue_uplink_only(void **state)
 			       .far = 2 };
 	const uint32_t base = counts().sessions;
 	uint64_t up[6], up_ul, up_x;
-	uint32_t a, got[6];
-	unsigned int i, j;
+	uint32_t a;
 
 	(void)state;
 	begin(PFCP_SESS_EST_REQ, true, 0);
@@ -1121,13 +1160,7 @@ test_choose_ue_uplink_only(void **state)
 	tel_has("/lanefwd/upf", "\"ue_ips_held_uplink_only\":1");
 
 	/* The other 5 addresses, each once; then the pool is full. */
-	for (i = 0; i < 5; i++) {
-		got[i] = establish_chv4(301 + i, "internet", 0x10, PFCP_CAUSE_ACCEPTED, &up[i]);
-		assert_int_not_equal(got[i], a);
-		for (j = 0; j < i; j++)
-			assert_int_not_equal(got[i], got[j]);
-	}
-	establish_chv4(306, "internet", 0x10, PFCP_CAUSE_NO_RESOURCES, &up_x);
+	fill_pool_but(301, a, up);
 
 	/* The session's downlink PDR asks too: its address, now in the UE table. */
 	begin(PFCP_SESS_MOD_REQ, true, up_ul);
@@ -1154,11 +1187,7 @@ test_choose_ue_uplink_only(void **state)
 
 	/* The session ends: its address is the one free. */
 	delete (up_ul);
-	tel_has("/lanefwd/upf", "\"ue_ips_held_uplink_only\":0");
-	assert_int_equal(establish_chv4(309, "internet", 0x10, PFCP_CAUSE_ACCEPTED, &up_x), a);
-	delete (up_x);
-	for (i = 0; i < 5; i++)
-		delete (up[i]);
+	last_free_is(309, a, up);
 	assert_int_equal(counts().sessions, base);
 }
 
@@ -1196,8 +1225,6 @@ test_choose_ue_given_uplink_only(void **state)
 	const uint32_t x = UE_ALLOC + 3, outside = UE_POOL + 77;
 	const uint32_t base = counts().sessions;
 	uint64_t up[6], up_a, up_b, up_c, up_x;
-	uint32_t got[6];
-	unsigned int i, j;
 
 	(void)state;
 	up_a = establish_ul_given(400, x);
@@ -1208,13 +1235,7 @@ test_choose_ue_given_uplink_only(void **state)
 	tel_has("/lanefwd/upf", "\"ue_ips_held_uplink_only\":1");
 
 	/* The pool's other 5 addresses, each once; then it is full. */
-	for (i = 0; i < 5; i++) {
-		got[i] = establish_chv4(403 + i, "internet", 0x10, PFCP_CAUSE_ACCEPTED, &up[i]);
-		assert_int_not_equal(got[i], x);
-		for (j = 0; j < i; j++)
-			assert_int_not_equal(got[i], got[j]);
-	}
-	establish_chv4(408, "internet", 0x10, PFCP_CAUSE_NO_RESOURCES, &up_x);
+	fill_pool_but(403, x, up);
 
 	/* One of the two sessions that name it goes: the other still holds it. */
 	delete (up_a);
@@ -1223,12 +1244,8 @@ test_choose_ue_given_uplink_only(void **state)
 
 	/* The last goes: it is the one free. */
 	delete (up_c);
-	tel_has("/lanefwd/upf", "\"ue_ips_held_uplink_only\":0");
-	assert_int_equal(establish_chv4(410, "internet", 0x10, PFCP_CAUSE_ACCEPTED, &up_x), x);
-	delete (up_x);
+	last_free_is(410, x, up);
 	delete (up_b);
-	for (i = 0; i < 5; i++)
-		delete (up[i]);
 	assert_int_equal(counts().sessions, base);
 }
 
