@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Shell helpers of the benchmark scripts (bench-pipeline.sh, bench-prefetch.sh,
 # bench-fib.sh, bench-flow.sh, bench-latency.sh, bench-upf.sh,
-# bench-upf-ab.sh). Sourced; runs nothing itself.
+# bench-upf-ab.sh, bench-pipe-ab.sh). Sourced; runs nothing itself.
 
 # A route table the FIB holds in cache whatever the destinations: the 256
 # /16s of 10.0.0.0/8, next hops 0-15.
