@@ -299,8 +299,9 @@ prefetch_entry(const struct lf_flow_table *t, uint32_t idx, const struct lf_flow
 }
 
 /*
- * Stage 3 of the pipeline for key j (bucket pb, signature candidates mask):
- * compare, and look in the alternative bucket if entries overflowed.
+ * Stage 3 of the pipeline for key k of hash h, mask being the slots of its
+ * primary bucket whose signature matched: compare, and look in the
+ * alternative bucket if entries overflowed from the primary.
  */
 static __rte_always_inline struct lf_flow_hot *
 lookup_compare(const struct lf_flow_table *t, const struct lf_flow_key *k, uint64_t h,
