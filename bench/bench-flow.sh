@@ -33,13 +33,7 @@ FLOWS=${FLOWS:-64K,1M,4M,16M}
 scripts/deps.sh
 # Reserve what the largest table needs on top of what is in use (only ever
 # raises the reservation).
-used=$(awk '/HugePages_Total/ {t = $2} /HugePages_Free/ {f = $2} END {print t - f}' /proc/meminfo)
-scripts/hugepages.sh $((used + 3300)) >/dev/null
-free_pages=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
-if [ "${free_pages:-0}" -lt 3300 ]; then
-	echo "bench-flow.sh: $free_pages free 2 MiB hugepages, about 3300 needed: not enough memory to reserve them" >&2
-	exit 1
-fi
+bench_reserve_pages bench-flow.sh 3300
 bench_build lanefwd-flowbench
 
 eal=(-l "$LCORE" --no-pci --no-telemetry --huge-unlink --file-prefix "flowbench_$$" --log-level 3)

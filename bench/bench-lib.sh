@@ -72,6 +72,41 @@ bench_need_root() {
 	fi
 }
 
+# bench_reserve_pages NAME N [WHAT]: raise the 2 MiB huge page reservation to
+# what is in use plus N (it is only ever raised), and exit 1 unless N are
+# free then. WHAT says in the error what needs them.
+bench_reserve_pages() {
+	local used free_pages
+	used=$(awk '/HugePages_Total/ {t = $2} /HugePages_Free/ {f = $2} END {print t - f}' /proc/meminfo)
+	scripts/hugepages.sh $((used + $2)) >/dev/null
+	free_pages=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
+	if [ "${free_pages:-0}" -lt "$2" ]; then
+		echo "$1: $free_pages free 2 MiB hugepages, $2 needed${3:+ ($3)}: not enough memory to reserve them" >&2
+		exit 1
+	fi
+}
+
+# bench_ab_builds NAME PROGRAM USAGE_LAST_LINE ARGS...: the start of an A/B
+# script (bench-upf-ab.sh, bench-pipe-ab.sh) run as NAME BASE_BUILDDIR
+# EXP_BUILDDIR [OUT]. Fewer than two arguments print the script's header
+# comment (lines 3 to USAGE_LAST_LINE) and exit 2; then it needs root and
+# both builds of PROGRAM. Sets base and exp (the two binaries) and out.
+bench_ab_builds() {
+	local name=$1 prog=$2 last=$3 b
+	shift 3
+	if [ $# -lt 2 ]; then
+		sed -n "3,${last}p" "$0" | sed 's/^# \{0,1\}//' >&2
+		exit 2
+	fi
+	bench_need_root "$name" "hugepages"
+	base=$(readlink -f "$1")/$prog
+	exp=$(readlink -f "$2")/$prog
+	out=${3:-}
+	for b in "$base" "$exp"; do
+		[ -x "$b" ] || { echo "$name: $b: not built" >&2; exit 1; }
+	done
+}
+
 # The highest CPU this process may run on: the default forwarding lcore.
 bench_last_cpu() {
 	/usr/bin/python3 -c 'import os; print(max(os.sched_getaffinity(0)))'

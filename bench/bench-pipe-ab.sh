@@ -29,17 +29,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/bench-lib.sh
-if [ $# -lt 2 ]; then
-	sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//' >&2
-	exit 2
-fi
-bench_need_root bench-pipe-ab.sh "hugepages"
-base=$(readlink -f "$1")/lanefwd-pipebench
-exp=$(readlink -f "$2")/lanefwd-pipebench
-out=${3:-}
-for b in "$base" "$exp"; do
-	[ -x "$b" ] || { echo "bench-pipe-ab.sh: $b: not built" >&2; exit 1; }
-done
+bench_ab_builds bench-pipe-ab.sh lanefwd-pipebench 28 "$@"
 LCORE=${LCORE:-$(bench_last_cpu)}
 PAIRS=${PAIRS:-16}
 CONFIGS=${CONFIGS:-fused,promisc,flow}
@@ -48,8 +38,7 @@ PACKETS=${PACKETS:-4M}
 REPS=${REPS:-3}
 LOCK=${LOCK:-/tmp/lanefwd-bench.lock}
 
-used=$(awk '/HugePages_Total/ {t = $2} /HugePages_Free/ {f = $2} END {print t - f}' /proc/meminfo)
-scripts/hugepages.sh $((used + 256)) >/dev/null
+bench_reserve_pages bench-pipe-ab.sh 256
 work=$(mktemp -d /tmp/pipe-ab.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 small_routes > "$work/routes.txt"

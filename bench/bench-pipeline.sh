@@ -66,14 +66,7 @@ scripts/deps.sh
 # raises the reservation): the 16M-flow table (2,368 MiB), the full FIB and
 # the ACL. 1,400 pages were short for it on one host (the table's
 # allocation failed); 1,800 ran.
-need_pages=1800
-used=$(awk '/HugePages_Total/ {t = $2} /HugePages_Free/ {f = $2} END {print t - f}' /proc/meminfo)
-scripts/hugepages.sh $((used + need_pages)) >/dev/null
-free_pages=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
-if [ "${free_pages:-0}" -lt "$need_pages" ]; then
-	echo "bench-pipeline.sh: $free_pages free 2 MiB hugepages, about $need_pages needed: not enough memory to reserve them" >&2
-	exit 1
-fi
+bench_reserve_pages bench-pipeline.sh 1800
 bench_build lanefwd-pipebench
 
 work=build/pipebench

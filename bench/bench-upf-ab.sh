@@ -21,17 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/bench-lib.sh
-if [ $# -lt 2 ]; then
-	sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//' >&2
-	exit 2
-fi
-bench_need_root bench-upf-ab.sh "hugepages"
-base=$(readlink -f "$1")/lanefwd-upfbench
-exp=$(readlink -f "$2")/lanefwd-upfbench
-out=${3:-}
-for b in "$base" "$exp"; do
-	[ -x "$b" ] || { echo "bench-upf-ab.sh: $b: not built" >&2; exit 1; }
-done
+bench_ab_builds bench-upf-ab.sh lanefwd-upfbench 19 "$@"
 LCORE=${LCORE:-$(bench_last_cpu)}
 PAIRS=${PAIRS:-8}
 SESSIONS=${SESSIONS:-100K}
@@ -45,9 +35,8 @@ read -r -a base_args <<< "${BASE_ARGS:-}"
 read -r -a exp_args <<< "${EXP_ARGS:-}"
 sessions=$(/usr/bin/python3 -c 'import sys; s=sys.argv[1]; m={"K":10**3,"M":10**6}; print(int(s[:-1])*m[s[-1]] if s[-1] in m else int(s))' "$SESSIONS")
 
-used=$(awk '/HugePages_Total/ {t = $2} /HugePages_Free/ {f = $2} END {print t - f}' /proc/meminfo)
 # As bench-upf.sh: enough for 1M sessions with 4 PDRs.
-scripts/hugepages.sh $((used + ${HUGEPAGES:-2200})) >/dev/null
+bench_reserve_pages bench-upf-ab.sh "${HUGEPAGES:-2200}" "1M sessions with 4 PDRs"
 work=$(mktemp -d /tmp/upf-ab.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 small_routes > "$work/routes.txt"

@@ -53,13 +53,7 @@ if [ "$quick" -eq 1 ]; then
 	PACKETS=1M
 fi
 
-used=$(awk '/HugePages_Total/ {t = $2} /HugePages_Free/ {f = $2} END {print t - f}' /proc/meminfo)
-scripts/hugepages.sh $((used + HUGEPAGES)) >/dev/null
-free_pages=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
-if [ "${free_pages:-0}" -lt "$HUGEPAGES" ]; then
-	echo "bench-upf.sh: $free_pages free 2 MiB hugepages, $HUGEPAGES needed (1M sessions with 4 PDRs): not enough memory to reserve them" >&2
-	exit 1
-fi
+bench_reserve_pages bench-upf.sh "$HUGEPAGES" "1M sessions with 4 PDRs"
 # The tree the binary is built from, for the report.
 rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ -n "$(git status --porcelain --untracked-files=no src include bench 2>/dev/null)" ]; then
