@@ -299,6 +299,29 @@ prefetch_entry(const struct lf_flow_table *t, uint32_t idx, const struct lf_flow
 }
 
 /*
+ * Stage 2 of the pipeline for key k of hash h: the slots of its primary
+ * bucket whose signature matches; with prefetch, the first candidate's
+ * entry is prefetched (or, with none, the alternative bucket if entries
+ * overflowed from the primary).
+ */
+static __rte_always_inline uint8_t
+lookup_match(const struct lf_flow_table *t, const struct lf_flow_key *k, uint64_t h,
+	     const bool prefetch, const int fat)
+{
+	const uint32_t pb = h & t->bmask;
+	const struct lf_flow_bucket *b = &t->bkt[pb];
+	const unsigned int mask = sig_match(b, hash_sig(h));
+
+	if (prefetch) {
+		if (mask != 0)
+			prefetch_entry(t, b->idx[__builtin_ctz(mask)], k, fat);
+		else if (b->ovf != 0)
+			rte_prefetch0(&t->bkt[alt_bucket(t, pb, hash_sig(h))]);
+	}
+	return (uint8_t)mask;
+}
+
+/*
  * Stage 3 of the pipeline for key k of hash h, mask being the slots of its
  * primary bucket whose signature matched: compare, and look in the
  * alternative bucket if entries overflowed from the primary.
@@ -351,18 +374,8 @@ lookup_chunk(struct lf_flow_table *t, const struct lf_flow_key *keys, const uint
 		}
 		if (i >= d1 && i - d1 < n) {
 			unsigned int j = i - d1;
-			const struct lf_flow_bucket *b = &bkt[h[j] & t->bmask];
-			unsigned int mask = sig_match(b, hash_sig(h[j]));
 
-			cand[j] = (uint8_t)mask;
-			if (d2 != 0) {
-				if (mask != 0)
-					prefetch_entry(t, b->idx[__builtin_ctz(mask)], &keys[j],
-						       fat);
-				else if (b->ovf != 0)
-					rte_prefetch0(&bkt[alt_bucket(t, h[j] & t->bmask,
-								      hash_sig(h[j]))]);
-			}
+			cand[j] = lookup_match(t, &keys[j], h[j], d2 != 0, fat);
 		}
 		if (i >= d1 + d2 && i - d1 - d2 < n) {
 			unsigned int j = i - d1 - d2;
@@ -392,20 +405,11 @@ lookup_wide(struct lf_flow_table *t, const struct lf_flow_key *keys, const uint6
 	    unsigned int n, uint32_t now, struct lf_flow_hot **out, unsigned int *hits,
 	    const int fat)
 {
-	const struct lf_flow_bucket *bkt = t->bkt;
 	uint8_t cand[FLOW_CHUNK];
 	unsigned int j, found = 0;
 
-	for (j = 0; j < n; j++) {
-		const struct lf_flow_bucket *b = &bkt[h[j] & t->bmask];
-		const unsigned int mask = sig_match(b, hash_sig(h[j]));
-
-		cand[j] = (uint8_t)mask;
-		if (mask != 0)
-			prefetch_entry(t, b->idx[__builtin_ctz(mask)], &keys[j], fat);
-		else if (b->ovf != 0)
-			rte_prefetch0(&bkt[alt_bucket(t, h[j] & t->bmask, hash_sig(h[j]))]);
-	}
+	for (j = 0; j < n; j++)
+		cand[j] = lookup_match(t, &keys[j], h[j], true, fat);
 	for (j = 0; j < n; j++) {
 		struct lf_flow_hot *e = lookup_compare(t, &keys[j], h[j], cand[j], fat);
 
