@@ -185,6 +185,12 @@ struct lf_worker_stats {
 	uint64_t stalls;
 	uint64_t stall_cycles; /**< TSC cycles those iterations took. */
 	uint64_t stall_max_cycles; /**< The longest of them. */
+	/**
+	 * Iterations that ended before they began: the TSC stepped back
+	 * (tbucket.h lf_tsc_due). Counted in neither the cycles above nor
+	 * busy_cycles or idle_cycles; the timers re-anchor.
+	 */
+	uint64_t clock_steps;
 	uint64_t drops[LF_DROP_COUNT];
 	uint64_t ev[LF_EV_COUNT];
 	uint64_t burst_hist[LF_BURST_HIST_BUCKETS];

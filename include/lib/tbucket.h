@@ -13,6 +13,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/**
+ * Whether a deadline, set at most `period` cycles ahead of an earlier TSC
+ * reading, has come at TSC time now. The TSC of one CPU is meant never to go
+ * back, but a guest's can: a hypervisor that moves a vCPU, or restores or
+ * migrates the VM, may step it back by minutes (a CI virtual machine's
+ * worker saw some 1,000 s). A plain now >= due would then hold the deadline
+ * off for as long as the step; a deadline further ahead than any the owner
+ * sets is one from before such a step, and is due now.
+ */
+static inline bool
+lf_tsc_due(uint64_t now, uint64_t due, uint64_t period)
+{
+	return now >= due || due - now > period;
+}
+
 struct lf_tbucket {
 	uint64_t tat; /**< Theoretical arrival time of the next token (TSC). */
 	uint64_t period; /**< Cycles per token; 0: the bucket never gives one. */
@@ -43,8 +58,14 @@ lf_tbucket_take(struct lf_tbucket *tb, uint64_t now)
 		return false;
 	if (tat < now)
 		tat = now;
-	if (tat - now > tb->slack)
-		return false;
+	if (tat - now > tb->slack) {
+		/* tat runs at most slack + period ahead of a clock that goes
+		 * forward (lf_tsc_due): further, the clock stepped back, and
+		 * the bucket would give nothing until it caught up. */
+		if (tat - now <= tb->slack + tb->period)
+			return false;
+		tat = now;
+	}
 	tb->tat = tat + tb->period;
 	return true;
 }

@@ -226,6 +226,9 @@ static const struct {
 	{ "lanefwd_worker_stall_cycles_total", "counter",
 	  "TSC cycles of those iterations (divide by lanefwd_tsc_hz for seconds).",
 	  offsetof(struct lf_worker_stats, stall_cycles) },
+	{ "lanefwd_worker_clock_steps_total", "counter",
+	  "Loop iterations that ended before they began: the CPU's TSC stepped back (a hypervisor's doing); timers re-anchor.",
+	  offsetof(struct lf_worker_stats, clock_steps) },
 };
 
 static uint64_t

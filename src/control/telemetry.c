@@ -42,6 +42,7 @@ telemetry_worker_snapshot(const struct worker *w, struct lf_worker_stats *out)
 	out->stalls = LF_STAT_READ(s->stalls);
 	out->stall_cycles = LF_STAT_READ(s->stall_cycles);
 	out->stall_max_cycles = LF_STAT_READ(s->stall_max_cycles);
+	out->clock_steps = LF_STAT_READ(s->clock_steps);
 	for (i = 0; i < LF_DROP_COUNT; i++)
 		out->drops[i] = LF_STAT_READ(s->drops[i]);
 	for (i = 0; i < LF_EV_COUNT; i++)
@@ -289,6 +290,7 @@ worker_dict(const struct lf_app *app, const struct worker *w, struct rte_tel_dat
 	rte_tel_data_add_dict_u64(d, "stalls", s.stalls);
 	rte_tel_data_add_dict_u64(d, "stall_cycles", s.stall_cycles);
 	rte_tel_data_add_dict_u64(d, "stall_max_cycles", s.stall_max_cycles);
+	rte_tel_data_add_dict_u64(d, "clock_steps", s.clock_steps);
 	rte_tel_data_add_dict_u64(d, "cycles_per_packet", per_packet(s.busy_cycles, s.rx_pkts));
 	rte_tel_data_add_dict_u64(d, "busy_percent",
 				  s.busy_cycles + s.idle_cycles == 0

@@ -960,7 +960,7 @@ upf_ul_burst(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 			/* Unknown TEID: tell the sender of a G-PDU (not of an End
 			 * Marker), at a bounded rate. */
 			if (k[i].af != 0 && b->upf_err_ind_cycles != 0 &&
-			    b->rx_tsc >= b->upf_wk->err_ind_tsc &&
+			    lf_tsc_due(b->rx_tsc, b->upf_wk->err_ind_tsc, b->upf_err_ind_cycles) &&
 			    (meta->af == 4 || meta->l4_off == meta->l3_off + 40) &&
 			    ensure_len(m,
 				       meta->l4_off + 8 + sizeof(struct gtpu_hdr) + 12 +

@@ -262,14 +262,23 @@ worker_sleep(struct worker *w)
  * instance has no trace of the sleeping, as l3fwd's lpm_event_loop() with
  * its flags; always-inline so that each instance is specialised.
  */
-/* An iteration of `cycles` over w->stall_tsc (dp.h LF_STALL_US). */
-static __rte_noinline __rte_cold void
+/*
+ * An iteration of `cycles` over w->stall_tsc (dp.h LF_STALL_US). @return the
+ * cycles it counts for: 0 if the TSC stepped back (tbucket.h lf_tsc_due),
+ * which wraps the difference to nearly 2^64.
+ */
+static __rte_noinline __rte_cold uint64_t
 worker_stall(struct lf_worker_stats *s, uint64_t cycles)
 {
+	if (cycles > INT64_MAX) {
+		LF_STAT_ADD(s->clock_steps, 1);
+		return 0;
+	}
 	LF_STAT_ADD(s->stalls, 1);
 	LF_STAT_ADD(s->stall_cycles, cycles);
 	if (cycles > s->stall_max_cycles)
 		__atomic_store_n(&s->stall_max_cycles, cycles, __ATOMIC_RELAXED);
+	return cycles;
 }
 
 static __rte_always_inline int
@@ -278,7 +287,7 @@ worker_loop(struct worker *w, const bool sleeps, const bool adapt)
 	struct rte_mbuf *pkts[LF_BURST_MAX];
 	struct lf_worker_stats *s = &w->stats;
 	uint16_t burst = adapt ? w->bc.cur : w->burst;
-	uint64_t prev, now, poll_tsc;
+	uint64_t prev, now, poll_tsc, took;
 	bool backlog = false; /* queue 0's last poll returned a whole burst */
 	unsigned int q;
 
@@ -360,12 +369,13 @@ worker_loop(struct worker *w, const bool sleeps, const bool adapt)
 			w->tx.lat = w->lat[w->lat_cur];
 			__atomic_store_n(&w->lat_ack, w->lat_req, __ATOMIC_RELEASE);
 		}
-		if (unlikely(now - prev > w->stall_tsc))
-			worker_stall(s, now - prev);
+		took = now - prev;
+		if (unlikely(took > w->stall_tsc))
+			took = worker_stall(s, took);
 		if (got != 0) {
 			LF_STAT_ADD(s->rx_pkts, got);
 			LF_STAT_ADD(s->busy_polls, 1);
-			LF_STAT_ADD(s->busy_cycles, now - prev);
+			LF_STAT_ADD(s->busy_cycles, took);
 			/* Under load, partial bursts wait at most drain_tsc. */
 			if (now - w->last_drain >= w->drain_tsc) {
 				worker_flush(w, adapt);
@@ -373,14 +383,15 @@ worker_loop(struct worker *w, const bool sleeps, const bool adapt)
 				poll_tsc = rte_rdtsc();
 			}
 		} else {
-			LF_STAT_ADD(s->idle_cycles, now - prev);
+			LF_STAT_ADD(s->idle_cycles, took);
 			/* Nothing more is coming now: holding packets only adds latency. */
 			worker_flush(w, adapt);
 			w->last_drain = now;
 			poll_tsc = rte_rdtsc();
 		}
 		/* Flow aging, a slice at a time: every ~100 us, busy or not. */
-		if (w->flows != NULL && now >= w->flow_expire_tsc) {
+		if (w->flows != NULL &&
+		    lf_tsc_due(now, w->flow_expire_tsc, w->flow_expire_period)) {
 			lf_flow_expire(w->flows, now, LF_FLOW_EXPIRE_BUDGET);
 			w->flow_expire_tsc = now + w->flow_expire_period;
 			poll_tsc = rte_rdtsc();
