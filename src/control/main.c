@@ -197,6 +197,12 @@ print_final(const struct lf_app *a)
 		       " busy_cycles %" PRIu64 " idle_cycles %" PRIu64 " cycles/packet %.1f\n",
 		       a->workers[i]->lcore, s.rx_pkts, s.tx_pkts, s.busy_cycles, s.idle_cycles,
 		       s.rx_pkts ? (double)s.busy_cycles / s.rx_pkts : 0.0);
+		/* What the machine did to the run, where anything (telemetry.md). */
+		if (s.stalls != 0 || s.clock_steps != 0)
+			printf("lanefwd: worker lcore %u: stalls %" PRIu64 " longest %.0f us"
+			       " clock_steps %" PRIu64 "\n",
+			       a->workers[i]->lcore, s.stalls, s.stall_max_cycles * ns / 1e3,
+			       s.clock_steps);
 		if (h != NULL && h->total != 0)
 			printf("lanefwd: worker lcore %u: residence ns: count %" PRIu64
 			       " p50 %.0f p99 %.0f p99.99 %.0f max %.0f\n",
