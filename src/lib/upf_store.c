@@ -46,6 +46,7 @@
 #include <rte_udp.h>
 
 #include "config.h"
+#include "tbucket.h"
 #include "upf.h"
 
 const char *const upf_drop_names[UPF_DROP_COUNT] = {
@@ -401,7 +402,7 @@ static bool
 store_grace(struct store_priv *st, unsigned int max_ms)
 {
 	struct rte_rcu_qsbr *v = st->s->p.qsv;
-	uint64_t t, deadline;
+	uint64_t t, deadline, wait;
 
 	if (v == NULL)
 		return true;
@@ -410,9 +411,11 @@ store_grace(struct store_priv *st, unsigned int max_ms)
 		return true;
 	}
 	t = rte_rcu_qsbr_start(v);
-	deadline = rte_get_timer_cycles() + rte_get_timer_hz() * max_ms / 1000;
+	wait = rte_get_timer_hz() * max_ms / 1000;
+	deadline = rte_get_timer_cycles() + wait;
 	while (rte_rcu_qsbr_check(v, t, false) != 1) {
-		if (rte_get_timer_cycles() > deadline)
+		/* Not past the deadline by a clock that stepped back (tbucket.h). */
+		if (lf_tsc_due(rte_get_timer_cycles(), deadline, wait))
 			return false;
 		rte_pause();
 	}
