@@ -104,8 +104,8 @@ void tx_burst(struct lf_tx *t, const struct lf_meta *meta, uint64_t rx_tsc, stru
 
 /**
  * Queue a burst whose packets all go to output port index out; the same as
- * tx_burst with every meta[i].out = out. A full burst with nothing buffered
- * for the port goes to the PMD without a copy.
+ * tx_burst with every meta[i].out = out. A full burst, or half a burst or
+ * more with nothing buffered for the port, goes to the PMD without a copy.
  */
 void tx_burst_port(struct lf_tx *t, uint16_t out, uint64_t rx_tsc, struct rte_mbuf **pkts,
 		   uint16_t n);

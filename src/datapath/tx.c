@@ -119,18 +119,25 @@ tx_burst_port(struct lf_tx *t, uint16_t out, uint64_t rx_tsc, struct rte_mbuf **
 	struct lf_txbuf *b = &t->buf[out];
 	uint16_t sent;
 
-	/* Less than a burst: gathered with what follows into whole TX calls. */
-	if (n < t->burst) {
+	/*
+	 * Less than half a burst, or anything while the buffer holds some:
+	 * gathered with what follows into whole TX calls. Half a burst or
+	 * more into an empty buffer goes now, as l3fwd's send_packetsx4 does
+	 * (MAX_TX_BURST): buffered, it would cost a TX call of its own later
+	 * all the same (a burst short by a punted or dropped packet,
+	 * docs/punt-flood.md), plus the copy and the wait.
+	 */
+	if (n < t->burst && (n < t->burst / 2 || b->n != 0)) {
 		if (n != 0)
 			tx_append(t, out, NULL, rx_tsc, pkts, 0, n);
 		return;
 	}
 	/*
-	 * A whole burst is sent from where it is. What a short burst (one
-	 * packet dropped or diverted) left in the buffer goes first, in a call
-	 * of its own: appended instead, the full bursts after it would each
-	 * fill the buffer, flush it and leave the same remainder, copying
-	 * every packet until the drain timer empties it (docs/punt-flood.md).
+	 * A whole burst is sent from where it is. What a short burst left in
+	 * the buffer goes first, in a call of its own: appended instead, the
+	 * full bursts after it would each fill the buffer, flush it and leave
+	 * the same remainder, copying every packet until the drain timer
+	 * empties it (docs/punt-flood.md).
 	 */
 	if (unlikely(b->n != 0))
 		tx_flush(t, b);

@@ -1506,24 +1506,41 @@ test_tx_full(void **state)
 }
 
 /*
- * A short burst (a packet dropped or diverted at full load) leaves its
- * packets in the port's buffer; the next whole burst sends them first, then
- * itself, and leaves the buffer empty, rather than topping it up and
- * carrying the same remainder into every burst after it.
+ * TX of one port's bursts (burst 32): less than half a burst waits in the
+ * port's buffer, and so does anything that follows it while the buffer
+ * holds packets; the next whole burst sends the buffer first, then itself,
+ * and leaves the buffer empty, rather than topping it up and carrying the
+ * same remainder into every burst after it. Half a burst or more into an
+ * empty buffer (a burst short by a punted or dropped packet at full load)
+ * is sent at once, as l3fwd sends it. Order is kept throughout.
  */
 static void
 test_tx_short_then_whole(void **state)
 {
-	struct rte_mbuf *pkts[63], *out[64];
+	struct rte_mbuf *pkts[95], *out[96];
 	struct worker *w = worker_new(32, 4);
 	unsigned int i, n;
 
 	(void)state;
 	make_udp4(pkts, RTE_DIM(pkts), 1, 0x0a020000); /* 10/8: port 0 */
-	pipeline_run(&w->b, &w->tx, pkts, 31);
+	pipeline_run(&w->b, &w->tx, pkts, 15);
+	assert_int_equal(w->tx.buf[0].n, 15);
+	assert_int_equal(rte_ring_count(rings[0]), 0);
+	/* Half a burst, but the buffer holds some: appended behind them. */
+	pipeline_run(&w->b, &w->tx, pkts + 15, 16);
 	assert_int_equal(w->tx.buf[0].n, 31);
 	assert_int_equal(rte_ring_count(rings[0]), 0);
 	pipeline_run(&w->b, &w->tx, pkts + 31, 32);
+	assert_int_equal(w->tx.buf[0].n, 0);
+	assert_int_equal(rte_ring_count(rings[0]), 63);
+	/* Into the empty buffer: 31 and 16 go at once, 15 waits. */
+	pipeline_run(&w->b, &w->tx, pkts + 63, 31);
+	assert_int_equal(w->tx.buf[0].n, 0);
+	assert_int_equal(rte_ring_count(rings[0]), 94);
+	pipeline_run(&w->b, &w->tx, pkts + 94, 1);
+	assert_int_equal(w->tx.buf[0].n, 1);
+	assert_int_equal(rte_ring_count(rings[0]), 94);
+	worker_flush_tx(w);
 	assert_int_equal(w->tx.buf[0].n, 0);
 	assert_int_equal(w->stats.tx_pkts, RTE_DIM(pkts));
 	n = rte_ring_dequeue_burst(rings[0], (void **)out, RTE_DIM(out), NULL);
