@@ -279,7 +279,9 @@ struct pfcp_fseid {
  * What the model cannot hold is refused at decode with Cause 73 naming the
  * IE and the rule, never dropped silently: SDF filters with an SPI or a flow
  * label, Flow Descriptions other than "permit out PROTO from A [P] to B [P]"
- * (one port or a range a-b; no lists, negation or options), Application ID,
+ * (P: ports or ranges a-b separated by commas, each pair of a remote and a
+ * UE range one filter of the PDR's at most UPF_MAX_SDF; no negation or
+ * options), Application ID,
  * Ethernet Packet Filter, Traffic Endpoint ID, predefined rules, IPv6
  * prefix delegation (IPv6D) and lengths other than /64 (IP6PL), outer
  * header removal other than GTP-U/UDP/IP, several QFIs in one PDI. With

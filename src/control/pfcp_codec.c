@@ -691,9 +691,15 @@ h_pdr_qfi(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 	return 0;
 }
 
-/* One port or a range "a-b" (lists, "a,b", are not supported). */
+/* The ports of one side of a Flow Description: ranges, any one matching. */
+struct sdf_ports {
+	unsigned int n;
+	uint16_t lo[UPF_MAX_SDF], hi[UPF_MAX_SDF];
+};
+
+/* One port or a range "a-b". */
 static int
-sdf_ports(const char *s, uint16_t *lo, uint16_t *hi)
+sdf_port_range(const char *s, uint16_t *lo, uint16_t *hi)
 {
 	unsigned long a, b;
 	char *end;
@@ -713,6 +719,30 @@ sdf_ports(const char *s, uint16_t *lo, uint16_t *hi)
 	*lo = (uint16_t)a;
 	*hi = (uint16_t)b;
 	return 0;
+}
+
+/*
+ * A port list of RFC 6733's IPFilterRule: ranges separated by commas, "80",
+ * "1000-2000", "53,80,443-445", at most UPF_MAX_SDF of them (a PDR holds no
+ * more filters). s is cut at the commas.
+ */
+static int
+sdf_ports(char *s, struct sdf_ports *l)
+{
+	char *p = s, *comma;
+
+	l->n = 0;
+	for (;;) {
+		comma = strchr(p, ',');
+		if (comma != NULL)
+			*comma = '\0';
+		if (l->n == UPF_MAX_SDF || sdf_port_range(p, &l->lo[l->n], &l->hi[l->n]) < 0)
+			return -1;
+		l->n++;
+		if (comma == NULL)
+			return 0;
+		p = comma + 1;
+	}
 }
 
 /* "any", "assigned" (ue side only), or an IPv4 / IPv6 address with an optional /len. */
@@ -764,9 +794,11 @@ sdf_addr(const char *s, bool ue, struct upf_prefix *px)
 /*
  * Flow Description (TS 29.212 5.4.2, an IPFilterRule of RFC 6733):
  * "permit out PROTO from ADDR [PORTS] to ADDR [PORTS]" and nothing else.
+ * The port lists go to rp (remote) and up (UE); a side without ports gets
+ * the one range 0-65535.
  */
 static int
-sdf_flow(char *s, struct upf_sdf *f, const char **why)
+sdf_flow(char *s, struct upf_sdf *f, struct sdf_ports *rp, struct sdf_ports *up, const char **why)
 {
 	char *tok[10], *save = NULL, *w;
 	unsigned int nt = 0, i;
@@ -808,9 +840,12 @@ sdf_flow(char *s, struct upf_sdf *f, const char **why)
 		return -1;
 	}
 	i = 5;
+	rp->n = up->n = 1;
+	rp->lo[0] = up->lo[0] = 0;
+	rp->hi[0] = up->hi[0] = UINT16_MAX;
 	if (strcmp(tok[i], "to") != 0) {
-		if (sdf_ports(tok[i], &f->rport_lo, &f->rport_hi) < 0) {
-			*why = "bad source ports (only one port or a range a-b)";
+		if (sdf_ports(tok[i], rp) < 0) {
+			*why = "bad source ports (ports or ranges a-b, at most 8, separated by commas)";
 			return -1;
 		}
 		i++;
@@ -823,8 +858,8 @@ sdf_flow(char *s, struct upf_sdf *f, const char **why)
 		*why = "bad destination address";
 		return -1;
 	}
-	if (++i < nt && sdf_ports(tok[i++], &f->uport_lo, &f->uport_hi) < 0) {
-		*why = "bad destination ports (only one port or a range a-b)";
+	if (++i < nt && sdf_ports(tok[i++], up) < 0) {
+		*why = "bad destination ports (ports or ranges a-b, at most 8, separated by commas)";
 		return -1;
 	}
 	if (i != nt) {
@@ -838,14 +873,21 @@ sdf_flow(char *s, struct upf_sdf *f, const char **why)
 	return 0;
 }
 
+/*
+ * An SDF Filter. A Flow Description with port lists becomes one filter per
+ * pair of ranges (remote x UE): the PDR's filters are alternatives, so the
+ * pairs match exactly what the lists do.
+ */
 static int
 h_sdf(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 {
 	struct pfcp_pdr *p = obj;
-	struct upf_sdf *f;
+	struct upf_sdf f;
+	struct sdf_ports rp = { 1, { 0 }, { UINT16_MAX } }, up = rp;
 	uint8_t fl = v[0];
 	size_t off = 2;
 	const char *why = NULL;
+	unsigned int i, j;
 
 	if (p->c.n_sdf >= UPF_MAX_SDF)
 		return fail(d, PFCP_CAUSE_RULE_FAILURE, t, "PDR %u has more than %d SDF filters",
@@ -857,10 +899,8 @@ h_sdf(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 		return fail_rule(d, t, "Flow Label matching not supported");
 	if (!(fl & 0x03))
 		return fail_ie(d, t, "neither a Flow Description nor a ToS Traffic Class");
-	f = &p->c.sdf[p->c.n_sdf];
-	memset(f, 0, sizeof(*f));
-	f->any_proto = true;
-	f->rport_hi = f->uport_hi = UINT16_MAX;
+	memset(&f, 0, sizeof(f));
+	f.any_proto = true;
 	if (fl & 0x01) {
 		char txt[256];
 		uint16_t fdl;
@@ -878,22 +918,35 @@ h_sdf(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 		memcpy(txt, v + off, fdl);
 		txt[fdl] = '\0';
 		off += fdl;
-		if (sdf_flow(txt, f, &why) < 0)
+		if (sdf_flow(txt, &f, &rp, &up, &why) < 0)
 			return fail(d, PFCP_CAUSE_RULE_FAILURE, t, "PDR %u: Flow Description: %s",
 				    p->c.id, why);
 	}
 	if (fl & 0x02) {
 		if (n < off + 2)
 			return fail_ie(d, t, "TTC without ToS Traffic Class octets");
-		f->has_tos = true;
-		f->tos = v[off];
-		f->tos_mask = v[off + 1];
+		f.has_tos = true;
+		f.tos = v[off];
+		f.tos_mask = v[off + 1];
 		off += 2;
 	}
 	/* BID: an SDF Filter ID names the filter; it does not change what matches. */
 	if ((fl & 0x10) && n < off + 4)
 		return fail_ie(d, t, "BID without an SDF Filter ID");
-	p->c.n_sdf++;
+	if (rp.n * up.n > (unsigned int)(UPF_MAX_SDF - p->c.n_sdf))
+		return fail(d, PFCP_CAUSE_RULE_FAILURE, t,
+			    "PDR %u: its port lists make more than %d SDF filters", p->c.id,
+			    UPF_MAX_SDF);
+	for (i = 0; i < rp.n; i++)
+		for (j = 0; j < up.n; j++) {
+			struct upf_sdf *o = &p->c.sdf[p->c.n_sdf++];
+
+			*o = f;
+			o->rport_lo = rp.lo[i];
+			o->rport_hi = rp.hi[i];
+			o->uport_lo = up.lo[j];
+			o->uport_hi = up.hi[j];
+		}
 	return 0;
 }
 

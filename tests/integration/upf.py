@@ -1462,19 +1462,40 @@ PORTS = [(80, 80), (443, 443), (1000, 2000), (1500, 1600), (0, 1023), (53, 53),
 TOS = [(0x20, 0xFC), (0xB8, 0xFC), (0x00, 0xE0), (0x04, 0x04)]
 
 
+def gen_ports(rnd, none_weight):
+    """None (any port), or a list of port ranges: one mostly, an RFC 6733
+    list ("80,443,1000-2000") now and then."""
+    r = rnd.choice([None] * none_weight + PORTS)
+    if r is None:
+        return None
+    out = [r]
+    if rnd.random() < 0.3:
+        out += rnd.sample([p for p in PORTS if p != r], rnd.choice([1, 1, 2]))
+    return out
+
+
+def ports_text(rngs):
+    return ",".join("%d" % a if a == b else "%d-%d" % (a, b) for a, b in rngs)
+
+
+def sdf_count(parsed):
+    """How many filters the UPF makes of one: a pair per remote x UE range."""
+    return len(parsed["rp"] or [0]) * len(parsed["up"] or [0])
+
+
 def gen_sdf(rnd, ue):
     """(flow description or None, tos/mask or None) and its parsed form."""
     proto = rnd.choice(["ip", "6", "17", "17", "6", "1"])
     remote = rnd.choice(["any"] + REMOTES)
-    rp = rnd.choice([None, None] + PORTS) if proto in ("6", "17") else None
+    rp = gen_ports(rnd, 2) if proto in ("6", "17") else None
     uside = rnd.choice(["assigned", ue + "/32", "10.45.0.0/16"])
-    up = rnd.choice([None, None, None] + PORTS) if proto in ("6", "17") else None
+    up = gen_ports(rnd, 3) if proto in ("6", "17") else None
     fd = "permit out %s from %s" % (proto, remote)
     if rp:
-        fd += " %d" % rp[0] if rp[0] == rp[1] else " %d-%d" % rp
+        fd += " " + ports_text(rp)
     fd += " to %s" % uside
     if up:
-        fd += " %d" % up[0] if up[0] == up[1] else " %d-%d" % up
+        fd += " " + ports_text(up)
     tos = rnd.choice([None, None, None] + TOS)
     if rnd.random() < 0.05:  # a ToS-only filter
         fd = None
@@ -1486,6 +1507,15 @@ def gen_sdf(rnd, ue):
     if fd is None:
         parsed.update(proto=None, remote=None, ue=None, rp=None, up=None)
     return (fd, tos), parsed
+
+
+def gen_sdfs(rnd, ue, n):
+    """n filters for one PDR, within the 8 the UPF holds once port lists
+    are made one filter per pair of ranges."""
+    while True:
+        fs = [gen_sdf(rnd, ue) for _ in range(n)]
+        if sum(sdf_count(x[1]) for x in fs) <= 8:
+            return fs
 
 
 def sdf_wire(w):
@@ -1506,9 +1536,9 @@ def sdf_ref(f, pkt, ul):
         return False
     if f["tos"] is not None and (pkt["tos"] ^ f["tos"][0]) & f["tos"][1]:
         return False
-    for rng, port in ((f["rp"], rport), (f["up"], ue_port)):
-        if rng is not None:
-            if port is None or not rng[0] <= port <= rng[1]:
+    for rngs, port in ((f["rp"], rport), (f["up"], ue_port)):
+        if rngs is not None:
+            if port is None or not any(lo <= port <= hi for lo, hi in rngs):
                 return False
     return True
 
@@ -1548,12 +1578,12 @@ def rules(h):
             precs = rnd.sample(range(1, 1000), 12)
             for j in range(rnd.randint(2, 6)):
                 nf = rnd.choice([0, 1, 1, 2, 3]) if j else rnd.choice([1, 2, 3])
-                fs = [gen_sdf(rnd, ue) for _ in range(nf)]
+                fs = gen_sdfs(rnd, ue, nf)
                 dl.append({"id": 10 + j, "precedence": precs[j], "teid": (i << 8) | (10 + j),
                            "sdf": [x[1] for x in fs], "wire": [x[0] for x in fs]})
             for j in range(rnd.randint(1, 4)):
                 nf = rnd.choice([0, 1, 1, 2]) if j else rnd.choice([1, 2])
-                fs = [gen_sdf(rnd, ue) for _ in range(nf)]
+                fs = gen_sdfs(rnd, ue, nf)
                 qfi = rnd.choice([None, None, 5, 9])
                 ul.append({"id": 40 + j, "precedence": precs[6 + j],
                            "teid": (i << 8) | (40 + j), "qfi": qfi,
@@ -1568,9 +1598,12 @@ def rules(h):
             r = smf.establish(1000 + i, pdrs=pdrs, fars=fars)
             check(r.cause == 1, "session %d (%d PDRs): %r" % (i, len(pdrs), r))
             sess.append({"ue": ue, "ul_teid": ul_teid, "dl": dl, "ul": ul, "seid": r.up_seid})
-        print("     %d sessions, %d DL PDRs, %d UL PDRs, %d SDF filters" % (
+        fs = [f for s in sess for p in s["dl"] + s["ul"] for f in p["sdf"]]
+        n_lists = sum(1 for f in fs if sdf_count(f) > 1)
+        print("     %d sessions, %d DL PDRs, %d UL PDRs, %d SDF filters, %d with port lists" % (
             len(sess), sum(len(s["dl"]) for s in sess), sum(len(s["ul"]) for s in sess),
-            sum(len(p["sdf"]) for s in sess for p in s["dl"] + s["ul"])))
+            len(fs), n_lists))
+        check(n_lists > 0, "some filters have port lists")
     h.step("%d sessions with overlapping SDF filters" % n_sess, setup)
     if len(sess) != n_sess:
         return smf

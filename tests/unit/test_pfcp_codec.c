@@ -881,7 +881,12 @@ test_flow_description(void **state)
 		{ .fd = "permit in ip from any to assigned" },
 		{ .fd = "permit out tcp from any to assigned" },
 		{ .fd = "permit out 256 from any to assigned" },
-		{ .fd = "permit out 17 from any 53,54 to assigned" },
+		{ .fd = "permit out 17 from any 53,,54 to assigned" },
+		{ .fd = "permit out 17 from any 53, to assigned" },
+		{ .fd = "permit out 17 from any ,53 to assigned" },
+		{ .fd = "permit out 17 from any 53- to assigned" },
+		{ .fd = "permit out 17 from any 53,55-54 to assigned" },
+		{ .fd = "permit out 17 from any to assigned 1,2,3,4,5,6,7,8,9" },
 		{ .fd = "permit out 17 from any 54-53 to assigned" },
 		{ .fd = "permit out 17 from any 70000 to assigned" },
 		{ .fd = "permit out 17 from !10.0.0.0/8 to assigned" },
@@ -936,6 +941,119 @@ test_flow_description(void **state)
 			assert_string_equal(got, want);
 		}
 	}
+}
+
+/* Write an SDF Filter IE: a Flow Description, and a ToS Traffic Class when tos_mask != 0. */
+static void
+sdf_ie(struct pfcp_w *w, const char *fd, uint8_t tos, uint8_t tos_mask)
+{
+	uint8_t v[300];
+	size_t l = strlen(fd), o = 4;
+
+	assert_true(l + 6 <= sizeof(v));
+	v[0] = 0x01 | (tos_mask != 0 ? 0x02 : 0);
+	v[1] = 0;
+	v[2] = (uint8_t)(l >> 8);
+	v[3] = (uint8_t)l;
+	memcpy(v + 4, fd, l);
+	o += l;
+	if (tos_mask != 0) {
+		v[o++] = tos;
+		v[o++] = tos_mask;
+	}
+	pfcp_w_ie_bytes(w, PFCP_IE_SDF_FILTER, v, o);
+}
+
+/* A Create PDR 5 whose PDI holds the SDF Filters fds (ToS on the first). */
+static int
+est_with_flows(const char *const *fds, unsigned int n_fd, uint8_t tos, uint8_t tos_mask)
+{
+	struct pfcp_w w;
+	size_t o, pdi;
+	unsigned int i;
+
+	est_begin(&w);
+	o = pdr_begin(&w, 5, &pdi);
+	for (i = 0; i < n_fd; i++)
+		sdf_ie(&w, fds[i], i == 0 ? tos : 0, i == 0 ? tos_mask : 0);
+	pdr_end(&w, o, pdi);
+	far_drop(&w, 1);
+	return est_end(&w);
+}
+
+/*
+ * Port lists (RFC 6733: ranges separated by commas): one filter per pair
+ * of remote and UE ranges, remote-major, each a copy of the rest of the
+ * filter (protocol, addresses, ToS); at most UPF_MAX_SDF filters in the PDR
+ * after the expansion, counting the PDR's other SDF Filters, else Cause 73
+ * naming the PDR.
+ */
+static void
+test_flow_port_lists(void **state)
+{
+	static const char *const six[] = {
+		"permit out 6 from 10.0.0.0/8 80,443,8000-8080 to assigned 1000,2000-2001"
+	};
+	static const uint16_t rlo[] = { 80, 80, 443, 443, 8000, 8000 };
+	static const uint16_t rhi[] = { 80, 80, 443, 443, 8080, 8080 };
+	static const uint16_t ulo[] = { 1000, 2000, 1000, 2000, 1000, 2000 };
+	static const uint16_t uhi[] = { 1000, 2001, 1000, 2001, 1000, 2001 };
+	static const char *const eight[] = { "permit out 17 from any to assigned 1,2,3,4,5,6,7,8" };
+	static const char *const fits[] = { "permit out 17 from any 1,2 to any 3,4",
+					    "permit out 17 from any 5,6 to any 7,8" };
+	static const char *const over[] = { "permit out 17 from any 1,2 to any 3,4",
+					    "permit out 17 from any 5-6 to any",
+					    "permit out 6 from any 5,6 to any 7,8" };
+	const struct pfcp_pdr *p = &msg.create_pdr[0];
+	unsigned int i;
+	int n;
+
+	(void)state;
+	n = est_with_flows(six, 1, 0xb8, 0xfc);
+	if (dec(buf, n) != PFCP_DEC_OK)
+		fail_msg("%s", err.why);
+	assert_int_equal(p->c.n_sdf, 6);
+	for (i = 0; i < 6; i++) {
+		const struct upf_sdf *f = &p->c.sdf[i];
+
+		assert_false(f->any_proto);
+		assert_int_equal(f->proto, 6);
+		assert_int_equal(f->remote.af, 4);
+		assert_int_equal(f->remote.plen, 8);
+		assert_int_equal(f->remote.a[0], 10);
+		assert_int_equal(f->ue.af, 0);
+		assert_true(f->has_tos);
+		assert_int_equal(f->tos, 0xb8);
+		assert_int_equal(f->tos_mask, 0xfc);
+		assert_int_equal(f->rport_lo, rlo[i]);
+		assert_int_equal(f->rport_hi, rhi[i]);
+		assert_int_equal(f->uport_lo, ulo[i]);
+		assert_int_equal(f->uport_hi, uhi[i]);
+	}
+
+	n = est_with_flows(eight, 1, 0, 0);
+	assert_int_equal(dec(buf, n), PFCP_DEC_OK);
+	assert_int_equal(p->c.n_sdf, 8);
+	for (i = 0; i < 8; i++) {
+		assert_int_equal(p->c.sdf[i].uport_lo, i + 1);
+		assert_int_equal(p->c.sdf[i].uport_hi, i + 1);
+		assert_int_equal(p->c.sdf[i].rport_lo, 0);
+		assert_int_equal(p->c.sdf[i].rport_hi, 65535);
+		assert_false(p->c.sdf[i].has_tos);
+	}
+
+	/* Two filters of four each fill the PDR; one more filter is refused. */
+	n = est_with_flows(fits, 2, 0, 0);
+	assert_int_equal(dec(buf, n), PFCP_DEC_OK);
+	assert_int_equal(p->c.n_sdf, 8);
+	assert_int_equal(p->c.sdf[7].rport_lo, 6);
+	assert_int_equal(p->c.sdf[7].uport_lo, 8);
+	n = est_with_flows(over, 3, 0, 0);
+	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_SDF_FILTER);
+	assert_int_equal(err.rule_type, PFCP_RULE_PDR);
+	assert_int_equal(err.rule_id, 5);
+	/* 4 + 1 + 4 > 8: the third is the one that does not fit. */
+	assert_non_null(strstr(err.why, "port lists"));
 }
 
 /* Smaller IE rules: a repeated single IE counts once (the first); faulty Node IDs, UE addresses,
@@ -1332,9 +1450,16 @@ test_vector_refused(void **state)
 	assert_int_equal(err.rule_type, PFCP_RULE_PDR);
 	assert_int_equal(err.rule_id, 5);
 	assert_int_equal(msg.h.seq, 120);
+	/* scapy's port list "53,54": two filters, one per port (test_flow_port_lists). */
 	n = load("sess_est_req_portlist", b, sizeof(b));
-	REJECTS(b, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_SDF_FILTER);
-	assert_int_equal(err.rule_id, 5);
+	assert_int_equal(dec(b, n), PFCP_DEC_OK);
+	assert_int_equal(msg.create_pdr[0].c.id, 5);
+	assert_int_equal(msg.create_pdr[0].c.n_sdf, 2);
+	assert_int_equal(msg.create_pdr[0].c.sdf[0].rport_lo, 53);
+	assert_int_equal(msg.create_pdr[0].c.sdf[0].rport_hi, 53);
+	assert_int_equal(msg.create_pdr[0].c.sdf[1].rport_lo, 54);
+	assert_int_equal(msg.create_pdr[0].c.sdf[1].rport_hi, 54);
+	assert_int_equal(msg.create_pdr[0].c.sdf[1].uport_hi, 65535);
 	n = load("sess_est_req_nofar", b, sizeof(b));
 	REJECTS(b, n, PFCP_CAUSE_MANDATORY_IE_MISSING, PFCP_IE_CREATE_FAR);
 	/* DUPL decodes, marked for the agent to refuse. */
@@ -1736,6 +1861,7 @@ main(void)
 		cmocka_unit_test(test_fteid),
 		cmocka_unit_test(test_network_instance),
 		cmocka_unit_test(test_flow_description),
+		cmocka_unit_test(test_flow_port_lists),
 		cmocka_unit_test(test_ie_details),
 		cmocka_unit_test(test_vector_node_messages),
 		cmocka_unit_test(test_vector_sess_est),

@@ -229,6 +229,7 @@ VECTORS = {
     "sess_est_req_spi": lambda: est_with_sdf(P.IE_SDF_Filter(
         FD=1, SPI=1, flow_description="permit out ip from any to assigned",
         security_parameter_index=0x1234), 120),
+    # Taken since port lists are: one filter per port.
     "sess_est_req_portlist": lambda: est_with_sdf(P.IE_SDF_Filter(
         FD=1, flow_description="permit out 17 from any 53,54 to assigned"), 121),
     "sess_est_req_nofar": lambda: hdr(122, 0) / P.PFCPSessionEstablishmentRequest(IE_list=[
