@@ -264,6 +264,11 @@ struct lf_upf_ni_conf {
 	 */
 	unsigned int n_alloc;
 	struct lf_upf_prefix alloc[LF_UPF_MAX_POOLS];
+	/**
+	 * ue_alloc_pool_id: the UE IP address Pool Identity (29.244 8.2.153)
+	 * that names ue_alloc to the SMF; "" for none. Unique among instances.
+	 */
+	char pool_id[64];
 };
 
 /**

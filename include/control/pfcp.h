@@ -173,6 +173,8 @@ enum pfcp_ie_type {
 	PFCP_IE_CREATE_TRAFFIC_ENDPOINT = 127,
 	PFCP_IE_TRAFFIC_ENDPOINT_ID = 131,
 	PFCP_IE_ETHERNET_PACKET_FILTER = 132,
+	PFCP_IE_UE_IP_POOL_ID = 177, /**< UE IP address Pool Identity (8.2.153). */
+	PFCP_IE_UE_IP_POOL_INFO = 233, /**< UE IP address Pool Information (7.4.4.1-3). */
 };
 
 /** Node ID types (8.2.38). */
@@ -293,6 +295,14 @@ struct pfcp_pdr {
 	uint32_t present; /**< PFCP_PDR_* bits. */
 	char ni_name[PFCP_NI_LEN]; /**< "" when no Network Instance IE. */
 	bool ue_sd; /**< UE IP Address S/D flag: true = destination. */
+	/**
+	 * UE IP address Pool Identity IEs of the Create PDR (one per family
+	 * at most: an IPv4 and an IPv6 pool), text of 1 to 63 printable
+	 * characters: the pools the UP chooses the UE address from (CHV4 /
+	 * CHV6); the agent resolves them to a network instance.
+	 */
+	uint8_t n_pool_id;
+	char pool_id[2][PFCP_NI_LEN];
 };
 
 #define PFCP_FAR_ID 0x0001
@@ -543,10 +553,20 @@ struct pfcp_sess_report {
 int pfcp_build_heartbeat_req(struct pfcp_w *w, uint32_t seq, uint32_t recovery_ts);
 int pfcp_build_heartbeat_resp(struct pfcp_w *w, uint32_t seq, uint32_t recovery_ts);
 int pfcp_build_version_not_supported(struct pfcp_w *w, uint32_t seq);
-/** Association Setup Response; the UP Function Features only with cause 1 (n_feat_octets 0: none). */
+/** A UE IP address pool as the Association Setup Response announces it. */
+struct pfcp_pool_info {
+	const char *id; /**< UE IP address Pool Identity. */
+	const char *ni; /**< The Network Instance it belongs to, as text. */
+};
+
+/**
+ * Association Setup Response; with cause 1 only, the UP Function Features
+ * (n_feat_octets 0: none) and a UE IP address Pool Information IE per pool.
+ */
 int pfcp_build_assoc_setup_resp(struct pfcp_w *w, uint32_t seq, const struct pfcp_node_id *id,
 				uint8_t cause, uint32_t recovery_ts, uint64_t up_features,
-				unsigned int n_feat_octets);
+				unsigned int n_feat_octets, const struct pfcp_pool_info *pools,
+				unsigned int n_pools);
 int pfcp_build_assoc_update_resp(struct pfcp_w *w, uint32_t seq, const struct pfcp_node_id *id,
 				 uint8_t cause, uint64_t up_features, unsigned int n_feat_octets);
 int pfcp_build_assoc_release_resp(struct pfcp_w *w, uint32_t seq, const struct pfcp_node_id *id,

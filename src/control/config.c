@@ -452,6 +452,9 @@ static const struct key_def ni_keys[] = {
 	K_SPECIAL("ue_alloc",
 		  "prefixes inside ue_pool that the UP hands out on UE IP Address CHOOSE, "
 		  "e.g. '10.45.128.0/17, fd00:45:8000::/49'"),
+	K_SPECIAL("ue_alloc_pool_id",
+		  "the UE IP address Pool Identity of ue_alloc, 1 to 63 letters, digits "
+		  "and -_.:/@, unique among network instances"),
 };
 
 static const struct key_def port_keys[] = {
@@ -1200,6 +1203,31 @@ prefix_list(struct ctx *c, const char *key, const char *val, struct lf_upf_prefi
 	return 0;
 }
 
+/*
+ * ue_alloc_pool_id: letters, digits and "-_.:/@" (nothing the config
+ * syntax or a log line would take apart), unique among the instances so far.
+ */
+static int
+load_pool_id(struct ctx *c, const struct lf_config *cfg, struct lf_upf_ni_conf *ni, const char *key,
+	     const char *val)
+{
+	size_t i, l = strlen(val);
+
+	if (l == 0 || l >= sizeof(ni->pool_id))
+		return key_fail(c, key, val, "expected 1 to %zu characters",
+				sizeof(ni->pool_id) - 1);
+	for (i = 0; i < l; i++)
+		if (!isalnum((unsigned char)val[i]) && strchr("-_.:/@", val[i]) == NULL)
+			return key_fail(c, key, val,
+					"character %zu: letters, digits and -_.:/@ only", i + 1);
+	for (i = 0; i + 1 < cfg->upf.n_ni; i++)
+		if (strcmp(cfg->upf.ni[i].pool_id, val) == 0)
+			return key_fail(c, key, val, "[%s] has the same pool identity",
+					cfg->upf.ni[i].section);
+	strlcpy(ni->pool_id, val, sizeof(ni->pool_id));
+	return 0;
+}
+
 static int
 load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfile_entry *e, int n)
 {
@@ -1232,6 +1260,12 @@ load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfil
 				return ret;
 			continue;
 		}
+		if (strcmp(key, "ue_alloc_pool_id") == 0) {
+			ret = load_pool_id(c, cfg, ni, key, val);
+			if (ret != 0)
+				return ret;
+			continue;
+		}
 		ret = prefix_list(c, key, val, alloc ? ni->alloc : ni->pool,
 				  alloc ? &ni->n_alloc : &ni->n_pools);
 		if (ret != 0)
@@ -1260,6 +1294,9 @@ load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfil
 					"network instance",
 					a, x->plen);
 	}
+	if (ni->pool_id[0] != '\0' && ni->n_alloc == 0)
+		return key_fail(c, "ue_alloc_pool_id", ni->pool_id,
+				"names no pool: this network instance has no ue_alloc");
 	return 0;
 }
 
@@ -2156,6 +2193,8 @@ upf_dump(const struct lf_upf_conf *u, FILE *f)
 		prefixes_dump(f, "ue_pool", u->ni[i].pool, u->ni[i].n_pools);
 		if (u->ni[i].n_alloc != 0)
 			prefixes_dump(f, "ue_alloc", u->ni[i].alloc, u->ni[i].n_alloc);
+		if (u->ni[i].pool_id[0] != '\0')
+			fprintf(f, "ue_alloc_pool_id = %s\n", u->ni[i].pool_id);
 	}
 }
 

@@ -243,6 +243,10 @@ struct pa_counters {
 
 struct pa_agent {
 	struct lf_upf_conf uc;
+	/* The pools of uc's instances that have a ue_alloc_pool_id, as the
+	 * Association Setup Response announces them (into uc's strings). */
+	struct pfcp_pool_info pools[LF_UPF_MAX_NI];
+	unsigned int n_pools;
 	struct upf_store *st;
 	int fd;
 	pthread_t thread;
@@ -1761,6 +1765,46 @@ qer_find(const struct pa_work *w, uint32_t id)
 	return -1;
 }
 
+/*
+ * UE IP address Pool Identities with CHV4 / CHV6: the instance whose
+ * ue_alloc_pool_id each names, one instance for all (a PDR has one), and
+ * the one its Network Instance IE names if it has one. Without CHOOSE they
+ * name nothing the UP does, and are not looked at.
+ */
+static int
+pdr_set_pool(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pfcp_pdr *src,
+	     struct pfcp_err *e)
+{
+	int ni = -1;
+	unsigned int i, k;
+
+	for (i = 0; i < src->n_pool_id; i++) {
+		for (k = 0; k < a->uc.n_ni; k++)
+			if (strcmp(a->uc.ni[k].pool_id, src->pool_id[i]) == 0)
+				break;
+		if (k == a->uc.n_ni)
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_POOL_ID,
+				       PFCP_RULE_PDR, dst->id,
+				       "PDR %u: UE IP address pool \"%s\" is not configured",
+				       dst->id, src->pool_id[i]);
+		if (ni >= 0 && (unsigned int)ni != k)
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_POOL_ID,
+				       PFCP_RULE_PDR, dst->id,
+				       "PDR %u: UE IP address pools \"%s\" and \"%s\" are of two "
+				       "network instances",
+				       dst->id, src->pool_id[0], src->pool_id[i]);
+		ni = (int)k;
+	}
+	if (src->ni_name[0] != '\0' && dst->ni != ni)
+		return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_POOL_ID, PFCP_RULE_PDR,
+			       dst->id,
+			       "PDR %u: UE IP address pool \"%s\" is network instance \"%s\"'s, "
+			       "not \"%s\"",
+			       dst->id, src->pool_id[0], a->uc.ni[ni].name, src->ni_name);
+	dst->ni = (uint8_t)ni;
+	return 0;
+}
+
 /* The PDI of src (source interface, F-TEID, UE address, SDF, QFI, network instance) into dst. */
 static int
 pdr_set_pdi(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pfcp_pdr *src,
@@ -1796,6 +1840,8 @@ pdr_set_pdi(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pfc
 	} else {
 		dst->ni = ni_of_ue(a, dst);
 	}
+	if (src->n_pool_id != 0 && c->ue_choose != 0)
+		return pdr_set_pool(a, dst, src, e);
 	return 0;
 }
 
@@ -2676,7 +2722,7 @@ reply_error(struct pa_agent *a, const struct pa_req *rq, uint64_t seid, const st
 	switch (type) {
 	case PFCP_ASSOC_SETUP_REQ:
 		len = pfcp_build_assoc_setup_resp(&w, rq->h.seq, &a->node_id, e->cause,
-						  a->recovery_ts, 0, 0);
+						  a->recovery_ts, 0, 0, NULL, 0);
 		break;
 	case PFCP_PFD_MGMT_REQ:
 	case PFCP_SESS_SET_DEL_REQ:
@@ -2826,7 +2872,8 @@ reply:
 	reply_send(a, rq, t,
 		   pfcp_build_assoc_setup_resp(&w, rq->h.seq, &a->node_id, cause, a->recovery_ts,
 					       a->up_features,
-					       cause == PFCP_CAUSE_ACCEPTED ? feat_octets(a) : 0),
+					       cause == PFCP_CAUSE_ACCEPTED ? feat_octets(a) : 0,
+					       a->pools, a->n_pools),
 		   cause);
 }
 
@@ -3968,6 +4015,11 @@ pfcp_agent_start(const struct lf_config *cfg, struct upf_store *store, char *err
 	}
 	a->fd = -1;
 	a->uc = cfg->upf;
+	for (i = 0; i < a->uc.n_ni; i++)
+		if (a->uc.ni[i].pool_id[0] != '\0' && a->uc.ni[i].n_alloc != 0) {
+			a->pools[a->n_pools].id = a->uc.ni[i].pool_id;
+			a->pools[a->n_pools++].ni = a->uc.ni[i].name;
+		}
 	if (a->uc.pfcp_addr[0] == '\0')
 		snprintf(a->uc.pfcp_addr, sizeof(a->uc.pfcp_addr), "127.0.0.1");
 	if (a->uc.pfcp_port == 0)

@@ -636,6 +636,30 @@ h_pdr_ni(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 	return 0;
 }
 
+/* UE IP address Pool Identity: a 2-octet length, then the identity. */
+static int
+h_pool_id(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
+{
+	struct pfcp_pdr *p = obj;
+	uint16_t l = rd16(v), i;
+
+	if (l > n - 2)
+		return fail(d, PFCP_CAUSE_INVALID_LENGTH, t,
+			    "UE IP address Pool Identity of %u octets runs past the IE", l);
+	if (l == 0)
+		return fail_ie(d, t, "an empty UE IP address Pool Identity");
+	if (l >= sizeof(p->pool_id[0]))
+		return fail_rule(d, t, "a UE IP address Pool Identity longer than 63 octets");
+	for (i = 0; i < l; i++)
+		if (v[2 + i] <= ' ' || v[2 + i] > '~')
+			return fail_rule(d, t, "a UE IP address Pool Identity not printable text");
+	if (p->n_pool_id == RTE_DIM(p->pool_id))
+		return fail_rule(d, t, "more than two UE IP address Pool Identities");
+	memcpy(p->pool_id[p->n_pool_id], v + 2, l);
+	p->pool_id[p->n_pool_id++][l] = '\0';
+	return 0;
+}
+
 static int
 h_ue_ip(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 {
@@ -993,6 +1017,7 @@ static const struct ie_desc create_pdr_ies[] = {
 	{ PFCP_IE_FAR_ID, 4, 0, h_pdr_ref },
 	{ PFCP_IE_URR_ID, 4, IE_MULTI, h_pdr_ref },
 	{ PFCP_IE_QER_ID, 4, IE_MULTI, h_pdr_ref },
+	{ PFCP_IE_UE_IP_POOL_ID, 2, IE_MULTI, h_pool_id },
 	{ 106 /* Activate Predefined Rules */, 0, 0, h_unsupported },
 };
 static const struct group g_create_pdr = GROUP("Create PDR", create_pdr_ies);
@@ -2140,14 +2165,32 @@ pfcp_build_version_not_supported(struct pfcp_w *w, uint32_t seq)
 int
 pfcp_build_assoc_setup_resp(struct pfcp_w *w, uint32_t seq, const struct pfcp_node_id *id,
 			    uint8_t cause, uint32_t recovery_ts, uint64_t up_features,
-			    unsigned int n_feat_octets)
+			    unsigned int n_feat_octets, const struct pfcp_pool_info *pools,
+			    unsigned int n_pools)
 {
+	unsigned int i;
+
 	pfcp_w_hdr_begin(w, PFCP_ASSOC_SETUP_RESP, false, 0, seq);
 	pfcp_w_node_id(w, id);
 	pfcp_w_ie_u8(w, PFCP_IE_CAUSE, cause);
 	pfcp_w_ie_u32(w, PFCP_IE_RECOVERY_TIME_STAMP, recovery_ts);
 	if (cause == PFCP_CAUSE_ACCEPTED && n_feat_octets > 0)
 		pfcp_w_features(w, PFCP_IE_UP_FUNCTION_FEATURES, up_features, n_feat_octets);
+	for (i = 0; cause == PFCP_CAUSE_ACCEPTED && i < n_pools; i++) {
+		const size_t o = pfcp_w_ie_begin(w, PFCP_IE_UE_IP_POOL_INFO);
+		const size_t l = strlen(pools[i].id);
+		uint8_t v[2 + PFCP_NI_LEN];
+
+		/* The identity is at most 63 characters (config.h pool_id). */
+		if (l + 2 <= sizeof(v)) {
+			v[0] = (uint8_t)(l >> 8);
+			v[1] = (uint8_t)l;
+			memcpy(v + 2, pools[i].id, l);
+			pfcp_w_ie_bytes(w, PFCP_IE_UE_IP_POOL_ID, v, l + 2);
+		}
+		pfcp_w_ie_bytes(w, PFCP_IE_NETWORK_INSTANCE, pools[i].ni, strlen(pools[i].ni));
+		pfcp_w_ie_end(w, o);
+	}
 	return pfcp_w_hdr_end(w);
 }
 

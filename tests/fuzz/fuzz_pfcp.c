@@ -87,11 +87,19 @@ build_tight(int (*b)(struct pfcp_w *, const void *), const void *arg, uint8_t *o
 	return n;
 }
 
+/* The pools it announces: the decoded Create PDR's Pool Identities and Network Instance. */
 static int
 b_assoc(struct pfcp_w *w, const void *arg)
 {
+	struct pfcp_pool_info pools[2];
+	unsigned int i, n = 0;
+
+	for (i = 0; m.n_create_pdr != 0 && i < m.create_pdr[0].n_pool_id; i++) {
+		pools[n].id = m.create_pdr[0].pool_id[i];
+		pools[n++].ni = m.create_pdr[0].ni_name;
+	}
 	return pfcp_build_assoc_setup_resp(w, m.h.seq, arg, PFCP_CAUSE_ACCEPTED, 1, PFCP_UPF_FTUP,
-					   2);
+					   2, pools, n);
 }
 
 static int

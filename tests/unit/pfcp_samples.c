@@ -40,6 +40,9 @@ main(int argc, char **argv)
 	struct pfcp_node_id n4 = { .type = PFCP_NODE_ID_IPV4,
 				   .ip = { .af = 4, .a = { 192, 168, 0, 1 } } };
 	struct pfcp_node_id nf = { .type = PFCP_NODE_ID_FQDN, .fqdn = "upf.example.net" };
+	/* Announced on the accepted setup only (the rejected one must leave them out). */
+	static const struct pfcp_pool_info pools[] = { { "pool-a", "internet" },
+						       { "ims.v6", "ims" } };
 	struct pfcp_fseid up = { .seid = 0x1000000000000001ull,
 				 .v4 = { .af = 4, .a = { 192, 168, 0, 1 } },
 				 .v6 = { .af = 6 } };
@@ -97,10 +100,11 @@ main(int argc, char **argv)
 	W();
 	put("assoc_setup_resp", b,
 	    pfcp_build_assoc_setup_resp(&w, 4, &n4, PFCP_CAUSE_ACCEPTED, 3900000000u,
-					PFCP_UPF_FTUP | PFCP_UPF_EMPU, 2));
+					PFCP_UPF_FTUP | PFCP_UPF_EMPU, 2, pools, 2));
 	W();
 	put("assoc_setup_resp_fqdn", b,
-	    pfcp_build_assoc_setup_resp(&w, 5, &nf, PFCP_CAUSE_REJECTED, 3900000000u, 0, 0));
+	    pfcp_build_assoc_setup_resp(&w, 5, &nf, PFCP_CAUSE_REJECTED, 3900000000u, 0, 0, pools,
+					2));
 	W();
 	put("assoc_update_resp", b,
 	    pfcp_build_assoc_update_resp(&w, 6, &n4, PFCP_CAUSE_ACCEPTED, PFCP_UPF_FTUP, 1));

@@ -43,6 +43,17 @@ def types(lst):
     return [ie.ietype for ie in lst]
 
 
+def tlvs(b):
+    """The IEs of a grouped IE's value as (type, value) pairs, by hand."""
+    out = []
+    while len(b) >= 4:
+        t, n = int.from_bytes(b[0:2], "big"), int.from_bytes(b[2:4], "big")
+        out.append((t, b[4:4 + n]))
+        b = b[4 + n:]
+    check(len(b) == 0, "grouped IE with %d bytes left over" % len(b))
+    return out
+
+
 def usage(ur, urr_id, seqn, trig, vol, dur):
     """A Usage Report's IEs: URR ID, UR-SEQN, trigger, [times], volume, [duration]."""
     sub = {ie.ietype: ie for ie in ur.IE_list}
@@ -92,7 +103,7 @@ def check_one(name, m):
         "heartbeat_req": [96],
         "heartbeat_resp": [96],
         "version_not_supported": [],
-        "assoc_setup_resp": [60, 19, 96, 43],
+        "assoc_setup_resp": [60, 19, 96, 43, 233, 233],
         "assoc_setup_resp_fqdn": [60, 19, 96],
         "assoc_update_resp": [60, 19, 43],
         "assoc_release_resp": [60, 19],
@@ -115,6 +126,11 @@ def check_one(name, m):
         check(lst[1].cause == 1, name + ": cause")
         check(lst[2].timestamp == 3900000000, name + ": recovery")
         check(lst[3].FTUP == 1 and lst[3].EMPU == 1 and lst[3].BUCP == 0, name + ": features")
+        # scapy has no UE IP address Pool Information (233): its bytes, read here.
+        for ie, pid, ni in ((lst[4], b"pool-a", b"internet"), (lst[5], b"ims.v6", b"ims")):
+            got = tlvs(bytes(ie)[4:])
+            want = [(177, len(pid).to_bytes(2, "big") + pid), (22, ni)]
+            check(got == want, name + ": pool information %r, want %r" % (got, want))
     if name == "assoc_setup_resp_fqdn":
         check(lst[0].id_type == 2 and lst[0].id in (b"upf.example.net", "upf.example.net"),
               name + ": FQDN node id %r" % (lst[0].id,))
@@ -199,6 +215,18 @@ def main():
             m = P.PFCP(frames[i][Raw].load)
             want = "%d\t%d" % (m.message_type, m.seq)
             check(got[i] == want, "tshark frame %d (%s): %r, want %r" % (i + 1, name, got[i], want))
+        # tshark's reading of the pools of the setup response.
+        i = names.index("assoc_setup_resp")
+        got = subprocess.run(["tshark", "-n", "-r", pcap, "-Y", "frame.number == %d" % (i + 1),
+                              "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=;",
+                              "-e", "pfcp.ue_ip_address_pool_identity",
+                              "-e", "pfcp.network_instance"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+        ids, nis = (got.split("\t") + [""])[:2]
+        check(ids.split(";") == ["706f6f6c2d61", "696d732e7636"] or
+              ids.split(";") == ["70:6f:6f:6c:2d:61", "69:6d:73:2e:76:36"],
+              "tshark pool identities %r" % ids)
+        check(nis.split(";") == ["internet", "ims"], "tshark network instances %r" % nis)
     for f in failures:
         print("FAIL", f)
     if not failures:

@@ -335,6 +335,25 @@ static const struct bad_case bad_cases[] = {
 	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = 10.45.0.0/16\n"
 	  "ue_alloc = 10.45.0.1/24\n" TAIL,
 	  { "@:5: [network_instance internet] ue_alloc = '10.45.0.1/24'", "host bits" } },
+	{ "ni_pool_id_no_alloc",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = 10.45.0.0/16\n"
+	  "ue_alloc_pool_id = pool-a\n" TAIL,
+	  { "@:5: [network_instance internet] ue_alloc_pool_id = 'pool-a'", "no ue_alloc" } },
+	{ "ni_pool_id_chars",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = 10.45.0.0/16\n"
+	  "ue_alloc = 10.45.0.0/24\nue_alloc_pool_id = pool*a\n" TAIL,
+	  { "@:6: [network_instance internet] ue_alloc_pool_id = 'pool*a'", "character 5" } },
+	{ "ni_pool_id_long",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = 10.45.0.0/16\n"
+	  "ue_alloc = 10.45.0.0/24\nue_alloc_pool_id = "
+	  "p123456789012345678901234567890123456789012345678901234567890123\n" TAIL,
+	  { "@:6: [network_instance internet] ue_alloc_pool_id", "1 to 63 characters" } },
+	{ "ni_pool_id_twice",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = 10.45.0.0/16\n"
+	  "ue_alloc = 10.45.0.0/24\nue_alloc_pool_id = p1\n[network_instance ims]\n"
+	  "ue_pool = 10.46.0.0/16\nue_alloc = 10.46.0.0/24\nue_alloc_pool_id = p1\n" TAIL,
+	  { "@:10: [network_instance ims] ue_alloc_pool_id = 'p1'",
+	    "[network_instance internet] has the same pool identity" } },
 	{ "ni_bad_name",
 	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance in/ternet]\nue_pool = 10.45.0.0/16\n" TAIL,
 	  { "@:3: [network_instance in/ternet]", "NAME of letters" } },

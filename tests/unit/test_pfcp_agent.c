@@ -258,6 +258,7 @@ struct pdr_spec {
 	const char *ni;
 	uint32_t ue4;
 	uint8_t ue_ch; /* CHV4 (0x10) / CHV6 (0x20) of a UE IP Address IE without ue4. */
+	const char *pool; /* A UE IP address Pool Identity IE, or NULL. */
 	uint32_t far;
 	uint32_t urr;
 };
@@ -296,6 +297,15 @@ w_create_pdr(const struct pdr_spec *p)
 		pfcp_w_ie_end(&w, o);
 	}
 	pfcp_w_ie_end(&w, pdi);
+	if (p->pool != NULL) {
+		const size_t l = strlen(p->pool);
+
+		o = pfcp_w_ie_begin(&w, PFCP_IE_UE_IP_POOL_ID);
+		pfcp_w_raw8(&w, (uint8_t)(l >> 8));
+		pfcp_w_raw8(&w, (uint8_t)l);
+		pfcp_w_raw(&w, p->pool, l);
+		pfcp_w_ie_end(&w, o);
+	}
 	if (p->src == UPF_IF_ACCESS)
 		pfcp_w_ie_u8(&w, PFCP_IE_OUTER_HEADER_REMOVAL, 0);
 	if (p->far != 0)
@@ -684,6 +694,7 @@ conf_init(void)
 	u->ni[0].pool[1].af = 6;
 	u->ni[0].pool[1].plen = 48;
 	inet_pton(AF_INET6, "fd00:45::", u->ni[0].pool[1].a);
+	snprintf(u->ni[0].pool_id, sizeof(u->ni[0].pool_id), "pool-a");
 }
 
 static void
@@ -802,6 +813,11 @@ test_association(void **state)
 	/* UEIP (octet 7 bit 3): "internet" has a ue_alloc. */
 	assert_true(t.len >= 3);
 	assert_int_equal(t.v[2] & 0x04, 0x04);
+	/* "internet"'s pool, announced: Pool Identity and Network Instance. */
+	assert_true(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 0, &t));
+	assert_int_equal(t.len, 4 + 8 + 4 + 8);
+	assert_memory_equal(t.v, "\x00\xb1\x00\x08\x00\x06pool-a\x00\x16\x00\x08internet", 24);
+	assert_false(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 1, &t));
 	assert_true(msg_ie(PFCP_IE_RECOVERY_TIME_STAMP, 0, &t));
 	tel_has("/lanefwd/upf", "\"associations\":1");
 }
@@ -1246,6 +1262,66 @@ test_choose_ue_given_uplink_only(void **state)
 	delete (up_c);
 	last_free_is(410, x, up);
 	delete (up_b);
+	assert_int_equal(counts().sessions, base);
+}
+
+/*
+ * UE IP address Pool Identity with CHV4: the pool names the instance (no
+ * Network Instance IE needed); a pool not configured, or another
+ * instance's than the Network Instance IE names, is Cause 73 naming the
+ * IE and the PDR, and leaves no session behind.
+ */
+static void
+test_choose_ue_pool_id(void **state)
+{
+	struct pdr_spec ul = { .id = 1,
+			       .prec = 100,
+			       .src = UPF_IF_ACCESS,
+			       .choose = true,
+			       .chid = -1,
+			       .ue_ch = 0x10,
+			       .pool = "pool-a",
+			       .far = 1 };
+	struct pdr_spec dl = ul;
+	const uint32_t base = counts().sessions;
+	struct tlv t;
+	uint64_t up;
+	uint32_t a;
+
+	(void)state;
+	dl.id = 2;
+	dl.src = UPF_IF_CORE;
+	dl.choose = false;
+	dl.far = 2;
+	for (unsigned int k = 0; k < 3; k++) {
+		/* k: the pool; an unknown one; the pool with another instance named. */
+		ul.pool = dl.pool = k == 1 ? "pool-b" : "pool-a";
+		ul.ni = dl.ni = k == 2 ? "ims" : NULL;
+		begin(PFCP_SESS_EST_REQ, true, 0);
+		w_node_id();
+		w_cp_fseid(600 + k);
+		w_create_pdr(&ul);
+		w_create_pdr(&dl);
+		w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+		w_create_far(2, UPF_FAR_FORW, UPF_IF_ACCESS, 0x6000);
+		end_send();
+		if (k != 0) {
+			recv_type(PFCP_SESS_EST_RESP, 2000);
+			assert_cause(PFCP_CAUSE_RULE_FAILURE);
+			assert_true(msg_ie(PFCP_IE_OFFENDING_IE, 0, &t));
+			assert_int_equal(be(t.v, 2), PFCP_IE_UE_IP_POOL_ID);
+			assert_true(msg_ie(PFCP_IE_FAILED_RULE_ID, 0, &t));
+			assert_int_equal(t.v[0] & 0x0f, PFCP_RULE_PDR);
+			assert_false(msg_ie(PFCP_IE_F_SEID, 0, &t));
+			continue;
+		}
+		up = est_ok(600);
+		assert_int_equal(created_ue(2), 0x02);
+		a = (uint32_t)be(ue_ie.v + 1, 4);
+		assert_true(a > UE_ALLOC && a < UE_ALLOC + 7);
+		assert_int_equal(dp_of_ue(a)->up_seid, up);
+		delete (up);
+	}
 	assert_int_equal(counts().sessions, base);
 }
 
@@ -1954,6 +2030,7 @@ main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_establish_choose),
 		cmocka_unit_test(test_establish_choose_ue),
+		cmocka_unit_test(test_choose_ue_pool_id),
 		cmocka_unit_test(test_choose_ue_uplink_only),
 		cmocka_unit_test(test_choose_ue_given_uplink_only),
 		cmocka_unit_test(test_modify_and_reports),

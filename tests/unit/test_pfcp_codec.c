@@ -1056,6 +1056,88 @@ test_flow_port_lists(void **state)
 	assert_non_null(strstr(err.why, "port lists"));
 }
 
+/* A Create PDR 6 with the UE IP address Pool Identity IEs v[0..n) (raw values). */
+static int
+est_with_pools(const char *const *v, const size_t *len, unsigned int n)
+{
+	struct pfcp_w w;
+	size_t o, pdi;
+	unsigned int i;
+
+	est_begin(&w);
+	o = pdr_begin(&w, 6, &pdi);
+	pfcp_w_ie_end(&w, pdi);
+	for (i = 0; i < n; i++)
+		pfcp_w_ie_bytes(&w, PFCP_IE_UE_IP_POOL_ID, v[i], len[i]);
+	pfcp_w_ie_end(&w, o);
+	far_drop(&w, 1);
+	return est_end(&w);
+}
+
+/*
+ * UE IP address Pool Identity (8.2.153): a 2-octet length, then the text.
+ * Two are kept (an IPv4 and an IPv6 pool); a length past the IE is Cause
+ * 68 (invalid length), an empty or 1-octet one 69, one the model cannot hold (a third,
+ * over 63 octets, not printable) 73 naming the PDR.
+ */
+static void
+test_pool_identity(void **state)
+{
+	static const char *const two[] = { "\x00\x06pool-a", "\x00\x03v6p" };
+	static const size_t two_len[] = { 8, 5 };
+	static const struct {
+		const char *v;
+		size_t len;
+		uint8_t cause;
+	} bad[] = {
+		{ "\x00\x07pool-a", 8, PFCP_CAUSE_INVALID_LENGTH },
+		{ "\x00\x00", 2, PFCP_CAUSE_MANDATORY_IE_INCORRECT },
+		{ "\x00\x02"
+		  "a\x01",
+		  4, PFCP_CAUSE_RULE_FAILURE },
+		{ "\x00\x02"
+		  "a ",
+		  4, PFCP_CAUSE_RULE_FAILURE },
+		{ "\x00", 1, PFCP_CAUSE_MANDATORY_IE_INCORRECT },
+	};
+	char longest[2 + 64];
+	const char *three[] = { two[0], two[1], two[0] };
+	const size_t three_len[] = { 8, 5, 8 };
+	const char *one[1];
+	size_t one_len[1];
+	unsigned int i;
+	int n;
+
+	(void)state;
+	n = est_with_pools(two, two_len, 2);
+	assert_int_equal(dec(buf, n), PFCP_DEC_OK);
+	assert_int_equal(msg.create_pdr[0].n_pool_id, 2);
+	assert_string_equal(msg.create_pdr[0].pool_id[0], "pool-a");
+	assert_string_equal(msg.create_pdr[0].pool_id[1], "v6p");
+	n = est_with_pools(three, three_len, 3);
+	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_POOL_ID);
+	assert_int_equal(err.rule_id, 6);
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		one[0] = bad[i].v;
+		one_len[0] = bad[i].len;
+		n = est_with_pools(one, one_len, 1);
+		REJECTS(buf, n, bad[i].cause, PFCP_IE_UE_IP_POOL_ID);
+	}
+	/* 63 octets fit; 64 do not. */
+	memset(longest, 'p', sizeof(longest));
+	longest[0] = 0;
+	longest[1] = 63;
+	one[0] = longest;
+	one_len[0] = 65;
+	n = est_with_pools(one, one_len, 1);
+	assert_int_equal(dec(buf, n), PFCP_DEC_OK);
+	assert_int_equal(strlen(msg.create_pdr[0].pool_id[0]), 63);
+	longest[1] = 64;
+	one_len[0] = 66;
+	n = est_with_pools(one, one_len, 1);
+	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_POOL_ID);
+}
+
 /* Smaller IE rules: a repeated single IE counts once (the first); faulty Node IDs, UE addresses,
  * QFIs, measurement methods and volumes. */
 static void
@@ -1460,6 +1542,12 @@ test_vector_refused(void **state)
 	assert_int_equal(msg.create_pdr[0].c.sdf[1].rport_lo, 54);
 	assert_int_equal(msg.create_pdr[0].c.sdf[1].rport_hi, 54);
 	assert_int_equal(msg.create_pdr[0].c.sdf[1].uport_hi, 65535);
+	/* scapy-built Pool Identities, two (an IPv4 and an IPv6 pool). */
+	n = load("sess_est_req_pool", b, sizeof(b));
+	assert_int_equal(dec(b, n), PFCP_DEC_OK);
+	assert_int_equal(msg.create_pdr[0].n_pool_id, 2);
+	assert_string_equal(msg.create_pdr[0].pool_id[0], "pool-a");
+	assert_string_equal(msg.create_pdr[0].pool_id[1], "pool-b.ipv6");
 	n = load("sess_est_req_nofar", b, sizeof(b));
 	REJECTS(b, n, PFCP_CAUSE_MANDATORY_IE_MISSING, PFCP_IE_CREATE_FAR);
 	/* DUPL decodes, marked for the agent to refuse. */
@@ -1570,7 +1658,7 @@ test_roundtrip_node(void **state)
 	(void)state;
 	pfcp_w_init(&w, buf, sizeof(buf));
 	n = pfcp_build_assoc_setup_resp(&w, 77, &id, PFCP_CAUSE_ACCEPTED, 3912345678u,
-					PFCP_UPF_FTUP | PFCP_UPF_EMPU, 2);
+					PFCP_UPF_FTUP | PFCP_UPF_EMPU, 2, NULL, 0);
 	assert_true(n > 0);
 	assert_int_equal(dec(buf, (size_t)n), PFCP_DEC_OK);
 	assert_int_equal(msg.h.type, PFCP_ASSOC_SETUP_RESP);
@@ -1581,7 +1669,8 @@ test_roundtrip_node(void **state)
 	assert_int_equal(msg.up_features, PFCP_UPF_FTUP | PFCP_UPF_EMPU);
 
 	pfcp_w_init(&w, buf, sizeof(buf));
-	n = pfcp_build_assoc_setup_resp(&w, 78, &id6, PFCP_CAUSE_REJECTED, 1, PFCP_UPF_FTUP, 2);
+	n = pfcp_build_assoc_setup_resp(&w, 78, &id6, PFCP_CAUSE_REJECTED, 1, PFCP_UPF_FTUP, 2,
+					NULL, 0);
 	assert_int_equal(dec(buf, (size_t)n), PFCP_DEC_OK);
 	assert_int_equal(msg.cause, PFCP_CAUSE_REJECTED);
 	assert_false(msg.present & PFCP_M_UP_FEATURES);
@@ -1794,7 +1883,7 @@ test_writer_bounds(void **state)
 				n = pfcp_build_heartbeat_req(&w, 1, 2);
 				break;
 			case 1:
-				n = pfcp_build_assoc_setup_resp(&w, 1, &id, 1, 2, 0x10, 3);
+				n = pfcp_build_assoc_setup_resp(&w, 1, &id, 1, 2, 0x10, 3, NULL, 0);
 				break;
 			case 2:
 				n = pfcp_build_assoc_release_resp(&w, 1, &id, 1);
@@ -1862,6 +1951,7 @@ main(void)
 		cmocka_unit_test(test_network_instance),
 		cmocka_unit_test(test_flow_description),
 		cmocka_unit_test(test_flow_port_lists),
+		cmocka_unit_test(test_pool_identity),
 		cmocka_unit_test(test_ie_details),
 		cmocka_unit_test(test_vector_node_messages),
 		cmocka_unit_test(test_vector_sess_est),

@@ -232,6 +232,20 @@ VECTORS = {
     # Taken since port lists are: one filter per port.
     "sess_est_req_portlist": lambda: est_with_sdf(P.IE_SDF_Filter(
         FD=1, flow_description="permit out 17 from any 53,54 to assigned"), 121),
+    # UE IP address Pool Identity (177), which this scapy has no class for: raw.
+    "sess_est_req_pool": lambda: hdr(124, 0) / P.PFCPSessionEstablishmentRequest(IE_list=[
+        NODE4,
+        P.IE_FSEID(v4=1, seid=9, ipv4="10.0.0.5"),
+        P.IE_CreatePDR(IE_list=[
+            P.IE_PDR_Id(id=5),
+            P.IE_Precedence(precedence=1),
+            P.IE_PDI(IE_list=[P.IE_SourceInterface(interface=1)]),
+            P.IE_FAR_Id(id=1),
+            P.IE_NotImplemented(ietype=177, data=b"\x00\x06pool-a"),
+            P.IE_NotImplemented(ietype=177, data=b"\x00\x0bpool-b.ipv6"),
+        ]),
+        far(1, {"DROP": 1}, None),
+    ]),
     "sess_est_req_nofar": lambda: hdr(122, 0) / P.PFCPSessionEstablishmentRequest(IE_list=[
         NODE4, P.IE_FSEID(v4=1, seid=9, ipv4="10.0.0.5"), ul_pdr()]),
     "sess_est_req_dupl": lambda: hdr(123, 0) / P.PFCPSessionEstablishmentRequest(IE_list=[
