@@ -355,7 +355,8 @@ struct pfcp_qer {
 struct pfcp_urr {
 	struct upf_urr_conf c;
 	uint32_t present; /**< PFCP_URR_* bits. */
-	uint32_t time_quota_s; /**< Time Quota (with PFCP_URR_TIME_QUOTA); upf_urr_conf has none. */
+	/** Time Quota (with PFCP_URR_TIME_QUOTA): decoded only; the agent refuses TIMQU. */
+	uint32_t time_quota_s;
 };
 
 /* Top-level IEs present in a decoded message (pfcp_msg.present). */

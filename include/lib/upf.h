@@ -164,6 +164,17 @@ struct upf_qer_conf {
 #define UPF_RT_VOLQU 0x0100
 #define UPF_RT_TIMQU 0x0200
 
+/** Volume Threshold / Quota flags (8.2.13, 8.2.50): which octet counts are set. */
+#define UPF_VOL_TOTAL 0x01
+#define UPF_VOL_UL 0x02
+#define UPF_VOL_DL 0x04
+
+/** A Volume Threshold or Volume Quota: any of total, uplink and downlink octets. */
+struct upf_vol {
+	uint8_t flags; /**< UPF_VOL_*: at least one. */
+	uint64_t total, ul, dl;
+};
+
 /** URR (Create URR, 7.5.2.4). */
 struct upf_urr_conf {
 	uint32_t id;
@@ -171,9 +182,9 @@ struct upf_urr_conf {
 	uint16_t triggers; /**< UPF_RT_*. */
 	uint32_t period_s; /**< Measurement Period, PERIO. */
 	bool has_vol_thresh;
-	uint64_t vol_thresh; /**< Total octets, VOLTH. */
+	struct upf_vol vol_thresh; /**< VOLTH: any count it sets reached. */
 	bool has_vol_quota;
-	uint64_t vol_quota; /**< Total octets, VOLQU. */
+	struct upf_vol vol_quota; /**< VOLQU: any count it sets used up. */
 	bool has_time_thresh;
 	uint32_t time_thresh_s; /**< TIMTH. */
 };

@@ -1396,6 +1396,24 @@ sess_republish(struct pa_agent *a, struct pa_sess *s)
 }
 
 /* Volume threshold and quota of one session's URRs. */
+/*
+ * Has the usage since base reached v? Any count v sets does it: the total,
+ * the uplink or the downlink octets (8.2.13). A threshold count of 0 never
+ * does (it would report on every look); a quota of 0 is used up at once.
+ */
+static bool
+vol_reached(const struct upf_vol *v, const struct upf_usage *now, const struct upf_usage *base,
+	    bool quota)
+{
+	const uint64_t ul = now->bytes[0] - base->bytes[0], dl = now->bytes[1] - base->bytes[1];
+
+	if ((v->flags & UPF_VOL_TOTAL) && (quota || v->total != 0) && ul + dl >= v->total)
+		return true;
+	if ((v->flags & UPF_VOL_UL) && (quota || v->ul != 0) && ul >= v->ul)
+		return true;
+	return (v->flags & UPF_VOL_DL) && (quota || v->dl != 0) && dl >= v->dl;
+}
+
 static void
 sess_check_volume(struct pa_agent *a, struct pa_sess *s)
 {
@@ -1407,7 +1425,7 @@ sess_check_volume(struct pa_agent *a, struct pa_sess *s)
 	for (k = 0; k < s->c.n_urr; k++) {
 		const struct upf_urr_conf *u = &s->c.urr[k];
 		struct pa_urr_st *st = &s->ust[k];
-		bool vth = (u->triggers & UPF_RT_VOLTH) && u->has_vol_thresh && u->vol_thresh != 0;
+		bool vth = (u->triggers & UPF_RT_VOLTH) && u->has_vol_thresh;
 		bool vq = (u->triggers & UPF_RT_VOLQU) && u->has_vol_quota && !st->exhausted;
 		struct upf_usage now_u;
 		uint32_t trig = 0;
@@ -1416,9 +1434,9 @@ sess_check_volume(struct pa_agent *a, struct pa_sess *s)
 			continue;
 		if (upf_store_usage(a->st, s->c.up_seid, u->id, &now_u) != 0)
 			continue;
-		if (vth && usage_total(&now_u) - usage_total(&st->base) >= u->vol_thresh)
+		if (vth && vol_reached(&u->vol_thresh, &now_u, &st->base, false))
 			trig |= PFCP_URT_VOLTH;
-		if (vq && usage_total(&now_u) - usage_total(&st->qbase) >= u->vol_quota) {
+		if (vq && vol_reached(&u->vol_quota, &now_u, &st->qbase, true)) {
 			trig |= PFCP_URT_VOLQU;
 			st->exhausted = true;
 			quota = true;
@@ -2219,6 +2237,11 @@ validate(const struct pa_agent *a, const struct pa_work *w, struct pfcp_err *e)
 			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_VOLUME_QUOTA,
 				       PFCP_RULE_NONE, 0, "URR %u: VOLQU without a volume quota",
 				       u->id);
+		/* Decoded, not enforced: refused rather than never reported. */
+		if (u->triggers & UPF_RT_TIMQU)
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_TIME_QUOTA,
+				       PFCP_RULE_URR, u->id,
+				       "URR %u: a time quota (TIMQU) is not supported", u->id);
 		if ((u->triggers & UPF_RT_TIMTH) && !u->has_time_thresh)
 			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_TIME_THRESHOLD,
 				       PFCP_RULE_NONE, 0, "URR %u: TIMTH without a time threshold",
@@ -3449,6 +3472,22 @@ tel_hex(struct rte_tel_data *d, const char *key, uint64_t v)
 	rte_tel_data_add_dict_string(d, key, b);
 }
 
+/* A volume threshold or quota: key (total), key_ul, key_dl, those it sets. */
+static void
+tel_vol(struct rte_tel_data *d, const char *key, const struct upf_vol *v)
+{
+	char k[40];
+
+	if (v->flags & UPF_VOL_TOTAL)
+		rte_tel_data_add_dict_u64(d, key, v->total);
+	snprintf(k, sizeof(k), "%s_ul", key);
+	if (v->flags & UPF_VOL_UL)
+		rte_tel_data_add_dict_u64(d, k, v->ul);
+	snprintf(k, sizeof(k), "%s_dl", key);
+	if (v->flags & UPF_VOL_DL)
+		rte_tel_data_add_dict_u64(d, k, v->dl);
+}
+
 static const char *
 apply_str(uint8_t apply, char *b, size_t len)
 {
@@ -3773,9 +3812,9 @@ tel_urr(struct rte_tel_data *d, const struct pa_agent *a, uint64_t seid,
 	if (u->period_s != 0)
 		rte_tel_data_add_dict_u64(c, "period_s", u->period_s);
 	if (u->has_vol_thresh)
-		rte_tel_data_add_dict_u64(c, "volume_threshold", u->vol_thresh);
+		tel_vol(c, "volume_threshold", &u->vol_thresh);
 	if (u->has_vol_quota) {
-		rte_tel_data_add_dict_u64(c, "volume_quota", u->vol_quota);
+		tel_vol(c, "volume_quota", &u->vol_quota);
 		rte_tel_data_add_dict_string(c, "quota", st->exhausted ? "exhausted" : "ok");
 	}
 	if (u->has_time_thresh)

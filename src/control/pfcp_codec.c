@@ -1249,20 +1249,28 @@ static const struct group g_update_qer = GROUP("Update QER", update_qer_ies);
 
 /* -- URR (obj: struct pfcp_urr). -- */
 
-/* Volume Threshold / Quota: the total (TOVOL) is what the model keeps. */
+/* Volume Threshold / Quota: TOVOL, ULVOL, DLVOL, each with its 8 octets in that order. */
 static int
-vol_total(struct dec *d, uint16_t t, const uint8_t *v, uint16_t n, uint64_t *total)
+vol_parse(struct dec *d, uint16_t t, const uint8_t *v, uint16_t n, struct upf_vol *out)
 {
-	size_t need = 1 + 8 * (size_t)(!!(v[0] & 1) + !!(v[0] & 2) + !!(v[0] & 4));
+	size_t need = 1 + 8 * (size_t)(!!(v[0] & 1) + !!(v[0] & 2) + !!(v[0] & 4)), off = 1;
 
 	if (n < need)
 		return fail_ie(d, t, "shorter than its flags say");
-	if (!(v[0] & 0x01)) {
-		if (v[0] & 0x06)
-			return fail_rule(d, t, "only a total volume (TOVOL) is supported");
+	if (!(v[0] & 0x07))
 		return fail_ie(d, t, "no volume flag set");
+	memset(out, 0, sizeof(*out));
+	out->flags = v[0] & (UPF_VOL_TOTAL | UPF_VOL_UL | UPF_VOL_DL);
+	if (v[0] & UPF_VOL_TOTAL) {
+		out->total = rd64(v + off);
+		off += 8;
 	}
-	*total = rd64(v + 1);
+	if (v[0] & UPF_VOL_UL) {
+		out->ul = rd64(v + off);
+		off += 8;
+	}
+	if (v[0] & UPF_VOL_DL)
+		out->dl = rd64(v + off);
 	return 0;
 }
 
@@ -1291,13 +1299,13 @@ h_urr(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 		u->present |= PFCP_URR_PERIOD;
 		break;
 	case PFCP_IE_VOLUME_THRESHOLD:
-		if (vol_total(d, t, v, n, &u->c.vol_thresh) < 0)
+		if (vol_parse(d, t, v, n, &u->c.vol_thresh) < 0)
 			return -1;
 		u->c.has_vol_thresh = true;
 		u->present |= PFCP_URR_VOL_THRESH;
 		break;
 	case PFCP_IE_VOLUME_QUOTA:
-		if (vol_total(d, t, v, n, &u->c.vol_quota) < 0)
+		if (vol_parse(d, t, v, n, &u->c.vol_quota) < 0)
 			return -1;
 		u->c.has_vol_quota = true;
 		u->present |= PFCP_URR_VOL_QUOTA;

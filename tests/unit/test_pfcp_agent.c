@@ -366,6 +366,20 @@ w_vol(uint16_t type, uint64_t v)
 	pfcp_w_ie_end(&w, o);
 }
 
+/* A Volume Threshold / Quota with the uplink (ULVOL) and/or downlink (DLVOL) count only. */
+static void
+w_vol_dir(uint16_t type, uint64_t ul, uint64_t dl)
+{
+	size_t o = pfcp_w_ie_begin(&w, type);
+
+	pfcp_w_raw8(&w, (uint8_t)((ul != 0 ? UPF_VOL_UL : 0) | (dl != 0 ? UPF_VOL_DL : 0)));
+	if (ul != 0)
+		pfcp_w_raw64(&w, ul);
+	if (dl != 0)
+		pfcp_w_raw64(&w, dl);
+	pfcp_w_ie_end(&w, o);
+}
+
 static void
 w_create_urr(uint32_t id, uint16_t trig, uint64_t thresh, uint64_t quota, uint32_t period)
 {
@@ -1526,6 +1540,84 @@ test_modify_and_reports(void **state)
 	assert_int_equal(counts().sessions, 1); /* Session 15 of test_rejected_rules. */
 }
 
+/*
+ * Volumes by direction (8.2.13): a downlink-only threshold is not reached
+ * by any amount of uplink, and is by the downlink alone; an uplink-only
+ * quota likewise, and then its PDRs drop. The report counts both ways.
+ */
+static void
+test_volume_by_direction(void **state)
+{
+	const struct upf_sess_dp *s;
+	struct urep u;
+	uint64_t up;
+
+	(void)state;
+	w_plain_session(61, UE_POOL + 61, UPF_FAR_FORW, 6);
+	{
+		size_t g = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR), o;
+
+		pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 6);
+		pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_VOLUM);
+		o = pfcp_w_ie_begin(&w, PFCP_IE_REPORTING_TRIGGERS);
+		pfcp_w_raw8(&w, (uint8_t)UPF_RT_VOLTH);
+		pfcp_w_raw8(&w, (uint8_t)(UPF_RT_VOLQU >> 8));
+		pfcp_w_ie_end(&w, o);
+		w_vol_dir(PFCP_IE_VOLUME_THRESHOLD, 0, 1000);
+		w_vol_dir(PFCP_IE_VOLUME_QUOTA, 3000, 0);
+		pfcp_w_ie_end(&w, g);
+	}
+	end_send();
+	up = est_ok(61);
+	s = dp_of_ue(UE_POOL + 61);
+	/* A time quota (TIMQU) is refused, not taken and never reported. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	{
+		size_t g = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR), o;
+		struct tlv t;
+
+		pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 7);
+		pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_DURAT);
+		o = pfcp_w_ie_begin(&w, PFCP_IE_REPORTING_TRIGGERS);
+		pfcp_w_raw8(&w, 0);
+		pfcp_w_raw8(&w, (uint8_t)(UPF_RT_TIMQU >> 8));
+		pfcp_w_ie_end(&w, o);
+		pfcp_w_ie_u32(&w, PFCP_IE_TIME_QUOTA, 60);
+		pfcp_w_ie_end(&w, g);
+		end_send();
+		recv_type(PFCP_SESS_MOD_RESP, 2000);
+		assert_cause(PFCP_CAUSE_RULE_FAILURE);
+		assert_true(msg_ie(PFCP_IE_FAILED_RULE_ID, 0, &t));
+		assert_int_equal(t.v[0] & 0x0f, PFCP_RULE_URR);
+		assert_int_equal(be(t.v + 1, 4), 7);
+	}
+	traffic(s, 0, 2000, 999);
+	recv_none(300);
+	traffic(s, 0, 0, 1);
+	recv_type(PFCP_SESS_REPORT_REQ, 2000);
+	assert_true(usage(PFCP_IE_USAGE_REPORT_SRR, 0, &u));
+	assert_int_equal(u.trigger & (PFCP_URT_VOLTH | PFCP_URT_VOLQU), PFCP_URT_VOLTH);
+	assert_int_equal(u.ul, 2000);
+	assert_int_equal(u.dl, 1000);
+	report_ack(PFCP_CAUSE_ACCEPTED);
+	/* The quota is the uplink's: 5,000 more downlink octets use none of it. */
+	traffic(s, 0, 0, 5000);
+	recv_type(PFCP_SESS_REPORT_REQ, 2000);
+	assert_true(usage(PFCP_IE_USAGE_REPORT_SRR, 0, &u));
+	assert_int_equal(u.trigger & (PFCP_URT_VOLTH | PFCP_URT_VOLQU), PFCP_URT_VOLTH);
+	report_ack(PFCP_CAUSE_ACCEPTED);
+	s = dp_of_ue(UE_POOL + 61);
+	assert_int_equal(s->far[s->pdr[0].far].apply, UPF_FAR_FORW);
+	traffic(s, 0, 1000, 0);
+	recv_type(PFCP_SESS_REPORT_REQ, 2000);
+	assert_true(usage(PFCP_IE_USAGE_REPORT_SRR, 0, &u));
+	assert_true(u.trigger & PFCP_URT_VOLQU);
+	report_ack(PFCP_CAUSE_ACCEPTED);
+	s = dp_of_ue(UE_POOL + 61);
+	assert_int_equal(s->far[s->pdr[0].far].apply, UPF_FAR_DROP);
+	delete (up);
+}
+
 static void
 test_quota_and_period(void **state)
 {
@@ -2034,6 +2126,7 @@ main(void)
 		cmocka_unit_test(test_choose_ue_uplink_only),
 		cmocka_unit_test(test_choose_ue_given_uplink_only),
 		cmocka_unit_test(test_modify_and_reports),
+		cmocka_unit_test(test_volume_by_direction),
 		cmocka_unit_test(test_quota_and_period),
 		cmocka_unit_test(test_buffering),
 		cmocka_unit_test(test_peer_restart),

@@ -759,7 +759,11 @@ test_unsupported(void **state)
 	n = est_end(&w);
 	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_REDIRECT_INFO);
 
-	/* A volume threshold with only an uplink value. */
+	/*
+	 * Volumes by direction: a threshold with only an uplink value, a
+	 * quota with uplink and downlink (in that order after the flags), and
+	 * a threshold whose flags promise more values than it has.
+	 */
 	est_begin(&w);
 	o = pdr_begin(&w, 1, &pdi);
 	pdr_end(&w, o, pdi);
@@ -769,11 +773,29 @@ test_unsupported(void **state)
 	pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_VOLUM);
 	pfcp_w_ie_u16(&w, PFCP_IE_REPORTING_TRIGGERS, 0x0200);
 	pfcp_w_ie_bytes(&w, PFCP_IE_VOLUME_THRESHOLD, "\x02\x00\x00\x00\x00\x00\x00\x10\x00", 9);
+	pfcp_w_ie_bytes(&w, PFCP_IE_VOLUME_QUOTA,
+			"\x06\x00\x00\x00\x00\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00\x09", 17);
 	pfcp_w_ie_end(&w, o);
 	n = est_end(&w);
-	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_VOLUME_THRESHOLD);
-	assert_int_equal(err.rule_type, PFCP_RULE_URR);
-	assert_int_equal(err.rule_id, 4);
+	assert_int_equal(dec(buf, n), PFCP_DEC_OK);
+	assert_int_equal(msg.create_urr[0].c.vol_thresh.flags, UPF_VOL_UL);
+	assert_int_equal(msg.create_urr[0].c.vol_thresh.ul, 0x1000);
+	assert_int_equal(msg.create_urr[0].c.vol_thresh.total, 0);
+	assert_int_equal(msg.create_urr[0].c.vol_quota.flags, UPF_VOL_UL | UPF_VOL_DL);
+	assert_int_equal(msg.create_urr[0].c.vol_quota.ul, 7);
+	assert_int_equal(msg.create_urr[0].c.vol_quota.dl, 9);
+	est_begin(&w);
+	o = pdr_begin(&w, 1, &pdi);
+	pdr_end(&w, o, pdi);
+	far_drop(&w, 1);
+	o = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR);
+	pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 4);
+	pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_VOLUM);
+	pfcp_w_ie_u16(&w, PFCP_IE_REPORTING_TRIGGERS, 0x0200);
+	pfcp_w_ie_bytes(&w, PFCP_IE_VOLUME_THRESHOLD, "\x03\x00\x00\x00\x00\x00\x00\x10\x00", 9);
+	pfcp_w_ie_end(&w, o);
+	n = est_end(&w);
+	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_VOLUME_THRESHOLD);
 }
 
 static void
@@ -1422,9 +1444,11 @@ test_vector_sess_est(void **state)
 	assert_int_equal(u->c.triggers, UPF_RT_PERIO | UPF_RT_VOLTH | UPF_RT_VOLQU);
 	assert_int_equal(u->c.period_s, 60);
 	assert_true(u->c.has_vol_thresh);
-	assert_int_equal(u->c.vol_thresh, 1000000);
+	assert_int_equal(u->c.vol_thresh.flags, UPF_VOL_TOTAL);
+	assert_int_equal(u->c.vol_thresh.total, 1000000);
 	assert_true(u->c.has_vol_quota);
-	assert_int_equal(u->c.vol_quota, 5000000);
+	assert_int_equal(u->c.vol_quota.flags, UPF_VOL_TOTAL);
+	assert_int_equal(u->c.vol_quota.total, 5000000);
 	assert_false(u->c.has_time_thresh);
 }
 
@@ -1542,6 +1566,17 @@ test_vector_refused(void **state)
 	assert_int_equal(msg.create_pdr[0].c.sdf[1].rport_lo, 54);
 	assert_int_equal(msg.create_pdr[0].c.sdf[1].rport_hi, 54);
 	assert_int_equal(msg.create_pdr[0].c.sdf[1].uport_hi, 65535);
+	/* scapy-built volumes by direction. */
+	n = load("sess_est_req_voldir", b, sizeof(b));
+	assert_int_equal(dec(b, n), PFCP_DEC_OK);
+	assert_int_equal(msg.n_create_urr, 1);
+	assert_int_equal(msg.create_urr[0].c.vol_thresh.flags,
+			 UPF_VOL_TOTAL | UPF_VOL_UL | UPF_VOL_DL);
+	assert_int_equal(msg.create_urr[0].c.vol_thresh.total, 3000);
+	assert_int_equal(msg.create_urr[0].c.vol_thresh.ul, 1000);
+	assert_int_equal(msg.create_urr[0].c.vol_thresh.dl, 2000);
+	assert_int_equal(msg.create_urr[0].c.vol_quota.flags, UPF_VOL_DL);
+	assert_int_equal(msg.create_urr[0].c.vol_quota.dl, 77777);
 	/* scapy-built Pool Identities, two (an IPv4 and an IPv6 pool). */
 	n = load("sess_est_req_pool", b, sizeof(b));
 	assert_int_equal(dec(b, n), PFCP_DEC_OK);

@@ -232,6 +232,27 @@ VECTORS = {
     # Taken since port lists are: one filter per port.
     "sess_est_req_portlist": lambda: est_with_sdf(P.IE_SDF_Filter(
         FD=1, flow_description="permit out 17 from any 53,54 to assigned"), 121),
+    # Volumes by direction: a threshold of all three, a quota of the downlink only.
+    "sess_est_req_voldir": lambda: hdr(125, 0) / P.PFCPSessionEstablishmentRequest(IE_list=[
+        NODE4,
+        P.IE_FSEID(v4=1, seid=9, ipv4="10.0.0.5"),
+        P.IE_CreatePDR(IE_list=[
+            P.IE_PDR_Id(id=5),
+            P.IE_Precedence(precedence=1),
+            P.IE_PDI(IE_list=[P.IE_SourceInterface(interface=1)]),
+            P.IE_FAR_Id(id=1),
+            P.IE_URR_Id(id=2),
+        ]),
+        far(1, {"DROP": 1}, None),
+        P.IE_CreateURR(IE_list=[
+            P.IE_URR_Id(id=2),
+            P.IE_MeasurementMethod(VOLUM=1),
+            P.IE_ReportingTriggers(volume_threshold=1, volume_quota=1),
+            P.IE_VolumeThreshold(TOVOL=1, ULVOL=1, DLVOL=1, total=3000, uplink=1000,
+                                 downlink=2000),
+            P.IE_VolumeQuota(DLVOL=1, downlink=77777),
+        ]),
+    ]),
     # UE IP address Pool Identity (177), which this scapy has no class for: raw.
     "sess_est_req_pool": lambda: hdr(124, 0) / P.PFCPSessionEstablishmentRequest(IE_list=[
         NODE4,
