@@ -634,6 +634,28 @@ test_counts(void **state)
 }
 
 /* Values the model cannot hold: Cause 73 naming the IE and the rule, never ignored. */
+
+/* A session with Create URR 4 (VOLUM, VOLQU) holding the Volume Threshold th and Quota q (raw; NULL: none). */
+static int
+est_with_urr_vols(const char *th, size_t thn, const char *q, size_t qn)
+{
+	struct pfcp_w w;
+	size_t o, pdi;
+
+	est_begin(&w);
+	o = pdr_begin(&w, 1, &pdi);
+	pdr_end(&w, o, pdi);
+	far_drop(&w, 1);
+	o = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR);
+	pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 4);
+	pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_VOLUM);
+	pfcp_w_ie_u16(&w, PFCP_IE_REPORTING_TRIGGERS, 0x0200);
+	pfcp_w_ie_bytes(&w, PFCP_IE_VOLUME_THRESHOLD, th, thn);
+	if (q != NULL)
+		pfcp_w_ie_bytes(&w, PFCP_IE_VOLUME_QUOTA, q, qn);
+	pfcp_w_ie_end(&w, o);
+	return est_end(&w);
+}
 static void
 test_unsupported(void **state)
 {
@@ -764,19 +786,9 @@ test_unsupported(void **state)
 	 * quota with uplink and downlink (in that order after the flags), and
 	 * a threshold whose flags promise more values than it has.
 	 */
-	est_begin(&w);
-	o = pdr_begin(&w, 1, &pdi);
-	pdr_end(&w, o, pdi);
-	far_drop(&w, 1);
-	o = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR);
-	pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 4);
-	pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_VOLUM);
-	pfcp_w_ie_u16(&w, PFCP_IE_REPORTING_TRIGGERS, 0x0200);
-	pfcp_w_ie_bytes(&w, PFCP_IE_VOLUME_THRESHOLD, "\x02\x00\x00\x00\x00\x00\x00\x10\x00", 9);
-	pfcp_w_ie_bytes(&w, PFCP_IE_VOLUME_QUOTA,
-			"\x06\x00\x00\x00\x00\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00\x09", 17);
-	pfcp_w_ie_end(&w, o);
-	n = est_end(&w);
+	n = est_with_urr_vols("\x02\x00\x00\x00\x00\x00\x00\x10\x00", 9,
+			      "\x06\x00\x00\x00\x00\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00\x09",
+			      17);
 	assert_int_equal(dec(buf, n), PFCP_DEC_OK);
 	assert_int_equal(msg.create_urr[0].c.vol_thresh.flags, UPF_VOL_UL);
 	assert_int_equal(msg.create_urr[0].c.vol_thresh.ul, 0x1000);
@@ -784,17 +796,7 @@ test_unsupported(void **state)
 	assert_int_equal(msg.create_urr[0].c.vol_quota.flags, UPF_VOL_UL | UPF_VOL_DL);
 	assert_int_equal(msg.create_urr[0].c.vol_quota.ul, 7);
 	assert_int_equal(msg.create_urr[0].c.vol_quota.dl, 9);
-	est_begin(&w);
-	o = pdr_begin(&w, 1, &pdi);
-	pdr_end(&w, o, pdi);
-	far_drop(&w, 1);
-	o = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR);
-	pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 4);
-	pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_VOLUM);
-	pfcp_w_ie_u16(&w, PFCP_IE_REPORTING_TRIGGERS, 0x0200);
-	pfcp_w_ie_bytes(&w, PFCP_IE_VOLUME_THRESHOLD, "\x03\x00\x00\x00\x00\x00\x00\x10\x00", 9);
-	pfcp_w_ie_end(&w, o);
-	n = est_end(&w);
+	n = est_with_urr_vols("\x03\x00\x00\x00\x00\x00\x00\x10\x00", 9, NULL, 0);
 	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_VOLUME_THRESHOLD);
 }
 

@@ -185,6 +185,21 @@ def sess_mod_req():
     ])
 
 
+def est_pdr5(seq, pdr_extra, more=()):
+    """A minimal establishment: PDR 5 (core, FAR 1) with pdr_extra IEs, FAR 1 (DROP), more."""
+    return hdr(seq, 0) / P.PFCPSessionEstablishmentRequest(IE_list=[
+        NODE4,
+        P.IE_FSEID(v4=1, seid=9, ipv4="10.0.0.5"),
+        P.IE_CreatePDR(IE_list=[
+            P.IE_PDR_Id(id=5),
+            P.IE_Precedence(precedence=1),
+            P.IE_PDI(IE_list=[P.IE_SourceInterface(interface=1)]),
+            P.IE_FAR_Id(id=1),
+        ] + list(pdr_extra)),
+        far(1, {"DROP": 1}, None),
+    ] + list(more))
+
+
 def est_with_sdf(sdf, seq):
     """A minimal establishment whose only PDR (id 5) carries sdf."""
     return hdr(seq, 0) / P.PFCPSessionEstablishmentRequest(IE_list=[
@@ -233,17 +248,7 @@ VECTORS = {
     "sess_est_req_portlist": lambda: est_with_sdf(P.IE_SDF_Filter(
         FD=1, flow_description="permit out 17 from any 53,54 to assigned"), 121),
     # Volumes by direction: a threshold of all three, a quota of the downlink only.
-    "sess_est_req_voldir": lambda: hdr(125, 0) / P.PFCPSessionEstablishmentRequest(IE_list=[
-        NODE4,
-        P.IE_FSEID(v4=1, seid=9, ipv4="10.0.0.5"),
-        P.IE_CreatePDR(IE_list=[
-            P.IE_PDR_Id(id=5),
-            P.IE_Precedence(precedence=1),
-            P.IE_PDI(IE_list=[P.IE_SourceInterface(interface=1)]),
-            P.IE_FAR_Id(id=1),
-            P.IE_URR_Id(id=2),
-        ]),
-        far(1, {"DROP": 1}, None),
+    "sess_est_req_voldir": lambda: est_pdr5(125, [P.IE_URR_Id(id=2)], [
         P.IE_CreateURR(IE_list=[
             P.IE_URR_Id(id=2),
             P.IE_MeasurementMethod(VOLUM=1),
@@ -251,22 +256,11 @@ VECTORS = {
             P.IE_VolumeThreshold(TOVOL=1, ULVOL=1, DLVOL=1, total=3000, uplink=1000,
                                  downlink=2000),
             P.IE_VolumeQuota(DLVOL=1, downlink=77777),
-        ]),
-    ]),
+        ])]),
     # UE IP address Pool Identity (177), which this scapy has no class for: raw.
-    "sess_est_req_pool": lambda: hdr(124, 0) / P.PFCPSessionEstablishmentRequest(IE_list=[
-        NODE4,
-        P.IE_FSEID(v4=1, seid=9, ipv4="10.0.0.5"),
-        P.IE_CreatePDR(IE_list=[
-            P.IE_PDR_Id(id=5),
-            P.IE_Precedence(precedence=1),
-            P.IE_PDI(IE_list=[P.IE_SourceInterface(interface=1)]),
-            P.IE_FAR_Id(id=1),
-            P.IE_NotImplemented(ietype=177, data=b"\x00\x06pool-a"),
-            P.IE_NotImplemented(ietype=177, data=b"\x00\x0bpool-b.ipv6"),
-        ]),
-        far(1, {"DROP": 1}, None),
-    ]),
+    "sess_est_req_pool": lambda: est_pdr5(124, [
+        P.IE_NotImplemented(ietype=177, data=b"\x00\x06pool-a"),
+        P.IE_NotImplemented(ietype=177, data=b"\x00\x0bpool-b.ipv6")]),
     "sess_est_req_nofar": lambda: hdr(122, 0) / P.PFCPSessionEstablishmentRequest(IE_list=[
         NODE4, P.IE_FSEID(v4=1, seid=9, ipv4="10.0.0.5"), ul_pdr()]),
     "sess_est_req_dupl": lambda: hdr(123, 0) / P.PFCPSessionEstablishmentRequest(IE_list=[
