@@ -351,12 +351,10 @@ struct pfcp_qer {
 #define PFCP_URR_TIME_THRESH 0x40
 #define PFCP_URR_TIME_QUOTA 0x80
 
-/** A Create URR or Update URR. Volume threshold / quota: the total only (TOVOL). */
+/** A Create URR or Update URR. */
 struct pfcp_urr {
 	struct upf_urr_conf c;
 	uint32_t present; /**< PFCP_URR_* bits. */
-	/** Time Quota (with PFCP_URR_TIME_QUOTA): decoded only; the agent refuses TIMQU. */
-	uint32_t time_quota_s;
 };
 
 /* Top-level IEs present in a decoded message (pfcp_msg.present). */

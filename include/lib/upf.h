@@ -187,6 +187,8 @@ struct upf_urr_conf {
 	struct upf_vol vol_quota; /**< VOLQU: any count it sets used up. */
 	bool has_time_thresh;
 	uint32_t time_thresh_s; /**< TIMTH. */
+	bool has_time_quota;
+	uint32_t time_quota_s; /**< TIMQU: seconds of use from when it was given. */
 };
 
 /**

@@ -116,7 +116,10 @@ struct pa_urr_st {
 	uint32_t seqn; /* UR-SEQN of the next report. */
 	uint64_t perio_due; /* Monotonic ms of the next periodic report; 0: none. */
 	uint64_t timth_due; /* Of the time threshold; 0: none. */
+	uint64_t tq_start_ms; /* Monotonic ms the time quota was given. */
+	uint64_t timqu_due; /* When it runs out; 0: none (or run out). */
 	bool exhausted; /* The volume quota was used up and reported. */
+	bool tq_exhausted; /* The time quota ran out and was reported. */
 };
 
 /*
@@ -163,7 +166,7 @@ struct pa_work {
 };
 
 /* A timer: a URR's periodic report or time threshold. Stale when due differs from the state. */
-enum { PA_TM_PERIO, PA_TM_TIMTH };
+enum { PA_TM_PERIO, PA_TM_TIMTH, PA_TM_TIMQU };
 struct pa_timer {
 	uint64_t due;
 	uint64_t seid;
@@ -1208,7 +1211,10 @@ timer_live(const struct pa_agent *a, const struct pa_timer *t)
 	k = urr_index(&s->c, t->urr_id);
 	if (k < 0)
 		return false;
-	return t->due == (t->kind == PA_TM_PERIO ? s->ust[k].perio_due : s->ust[k].timth_due);
+	return t->due ==
+		(t->kind == PA_TM_PERIO           ? s->ust[k].perio_due
+			 : t->kind == PA_TM_TIMTH ? s->ust[k].timth_due
+						  : s->ust[k].timqu_due);
 }
 
 /* Drop the stale entries (deleted sessions, changed periods), amortised over their number. */
@@ -1324,7 +1330,7 @@ publish(struct pa_agent *a, const struct pa_work *w, const struct pa_urr_st *ust
 	bool own = false;
 
 	for (k = 0; k < c->n_urr; k++)
-		if (ust[k].exhausted)
+		if (ust[k].exhausted || ust[k].tq_exhausted)
 			ex |= 1u << k;
 	*quota_drop = ex != 0;
 	if (ex == 0)
@@ -1395,7 +1401,6 @@ sess_republish(struct pa_agent *a, struct pa_sess *s)
 	s->quota_drop = qd;
 }
 
-/* Volume threshold and quota of one session's URRs. */
 /*
  * Has the usage since base reached v? Any count v sets does it: the total,
  * the uplink or the downlink octets (8.2.13). A threshold count of 0 never
@@ -1414,6 +1419,7 @@ vol_reached(const struct upf_vol *v, const struct upf_usage *now, const struct u
 	return (v->flags & UPF_VOL_DL) && (quota || v->dl != 0) && dl >= v->dl;
 }
 
+/* Volume threshold and quota of one session's URRs. */
 static void
 sess_check_volume(struct pa_agent *a, struct pa_sess *s)
 {
@@ -1517,7 +1523,17 @@ sess_arm(struct pa_agent *a, struct pa_sess *s, const bool *fresh)
 				heap_push(a, due, s->c.up_seid, u->id, PA_TM_TIMTH);
 			}
 		}
-		n += (st->perio_due != 0) + (st->timth_due != 0);
+		if (!(u->triggers & UPF_RT_TIMQU) || !u->has_time_quota || st->tq_exhausted) {
+			st->timqu_due = 0;
+		} else {
+			uint64_t due = st->tq_start_ms + (uint64_t)u->time_quota_s * 1000;
+
+			if (due != st->timqu_due) {
+				st->timqu_due = due;
+				heap_push(a, due, s->c.up_seid, u->id, PA_TM_TIMQU);
+			}
+		}
+		n += (st->perio_due != 0) + (st->timth_due != 0) + (st->timqu_due != 0);
 	}
 	a->n_timed += n;
 	a->n_timed -= s->n_timed;
@@ -1555,14 +1571,23 @@ timers_run(struct pa_agent *a)
 			if (st->perio_due <= a->now_ms)
 				st->perio_due = a->now_ms + (uint64_t)u->period_s * 1000;
 			heap_push(a, st->perio_due, t.seid, u->id, PA_TM_PERIO);
-		} else {
+		} else if (t.kind == PA_TM_TIMTH) {
 			if (st->timth_due != t.due)
 				continue;
 			trig = PFCP_URT_TIMTH;
+		} else {
+			if (st->timqu_due != t.due || st->tq_exhausted)
+				continue;
+			trig = PFCP_URT_TIMQU;
+			st->tq_exhausted = true;
+			a->n.quota_exhausted++;
 		}
 		usage_read(a, t.seid, u->id, &now_u);
 		usage_report(a, t.seid, u, st, &now_u, trig, ntp_now(), &rep);
 		send_report(a, s, PFCP_REPORT_USAR, NULL, 0, &rep, 1);
+		/* Used up: the PDRs counting into it drop, as for a volume quota. */
+		if (trig == PFCP_URT_TIMQU)
+			sess_republish(a, s);
 	}
 	if (a->heap_n > 4 * a->n_timed + 4096)
 		heap_compact(a);
@@ -1887,6 +1912,7 @@ ust_init(const struct pa_agent *a, struct pa_urr_st *st, uint32_t ntp)
 {
 	memset(st, 0, sizeof(*st));
 	st->start_ms = a->now_ms;
+	st->tq_start_ms = a->now_ms;
 	st->start_ntp = ntp;
 }
 
@@ -2166,6 +2192,13 @@ apply_updates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, b
 			d->has_time_thresh = u->c.has_time_thresh;
 			d->time_thresh_s = u->c.time_thresh_s;
 		}
+		if (u->present & PFCP_URR_TIME_QUOTA) {
+			/* A new time quota runs from now. */
+			d->has_time_quota = u->c.has_time_quota;
+			d->time_quota_s = u->c.time_quota_s;
+			w->ust[k].tq_start_ms = a->now_ms;
+			w->ust[k].tq_exhausted = false;
+		}
 	}
 	return 0;
 }
@@ -2237,11 +2270,10 @@ validate(const struct pa_agent *a, const struct pa_work *w, struct pfcp_err *e)
 			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_VOLUME_QUOTA,
 				       PFCP_RULE_NONE, 0, "URR %u: VOLQU without a volume quota",
 				       u->id);
-		/* Decoded, not enforced: refused rather than never reported. */
-		if (u->triggers & UPF_RT_TIMQU)
-			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_TIME_QUOTA,
-				       PFCP_RULE_URR, u->id,
-				       "URR %u: a time quota (TIMQU) is not supported", u->id);
+		if ((u->triggers & UPF_RT_TIMQU) && !u->has_time_quota)
+			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_TIME_QUOTA,
+				       PFCP_RULE_NONE, 0, "URR %u: TIMQU without a time quota",
+				       u->id);
 		if ((u->triggers & UPF_RT_TIMTH) && !u->has_time_thresh)
 			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_TIME_THRESHOLD,
 				       PFCP_RULE_NONE, 0, "URR %u: TIMTH without a time threshold",
@@ -3816,6 +3848,11 @@ tel_urr(struct rte_tel_data *d, const struct pa_agent *a, uint64_t seid,
 	if (u->has_vol_quota) {
 		tel_vol(c, "volume_quota", &u->vol_quota);
 		rte_tel_data_add_dict_string(c, "quota", st->exhausted ? "exhausted" : "ok");
+	}
+	if (u->has_time_quota) {
+		rte_tel_data_add_dict_u64(c, "time_quota_s", u->time_quota_s);
+		rte_tel_data_add_dict_string(c, "time_quota",
+					     st->tq_exhausted ? "exhausted" : "ok");
 	}
 	if (u->has_time_thresh)
 		rte_tel_data_add_dict_u64(c, "time_threshold_s", u->time_thresh_s);

@@ -1316,7 +1316,8 @@ h_urr(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 		u->present |= PFCP_URR_TIME_THRESH;
 		break;
 	case PFCP_IE_TIME_QUOTA:
-		u->time_quota_s = rd32(v);
+		u->c.has_time_quota = true;
+		u->c.time_quota_s = rd32(v);
 		u->present |= PFCP_URR_TIME_QUOTA;
 		break;
 	default:

@@ -1570,27 +1570,6 @@ test_volume_by_direction(void **state)
 	end_send();
 	up = est_ok(61);
 	s = dp_of_ue(UE_POOL + 61);
-	/* A time quota (TIMQU) is refused, not taken and never reported. */
-	begin(PFCP_SESS_MOD_REQ, true, up);
-	{
-		size_t g = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR), o;
-		struct tlv t;
-
-		pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 7);
-		pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_DURAT);
-		o = pfcp_w_ie_begin(&w, PFCP_IE_REPORTING_TRIGGERS);
-		pfcp_w_raw8(&w, 0);
-		pfcp_w_raw8(&w, (uint8_t)(UPF_RT_TIMQU >> 8));
-		pfcp_w_ie_end(&w, o);
-		pfcp_w_ie_u32(&w, PFCP_IE_TIME_QUOTA, 60);
-		pfcp_w_ie_end(&w, g);
-		end_send();
-		recv_type(PFCP_SESS_MOD_RESP, 2000);
-		assert_cause(PFCP_CAUSE_RULE_FAILURE);
-		assert_true(msg_ie(PFCP_IE_FAILED_RULE_ID, 0, &t));
-		assert_int_equal(t.v[0] & 0x0f, PFCP_RULE_URR);
-		assert_int_equal(be(t.v + 1, 4), 7);
-	}
 	traffic(s, 0, 2000, 999);
 	recv_none(300);
 	traffic(s, 0, 0, 1);
@@ -1615,6 +1594,68 @@ test_volume_by_direction(void **state)
 	report_ack(PFCP_CAUSE_ACCEPTED);
 	s = dp_of_ue(UE_POOL + 61);
 	assert_int_equal(s->far[s->pdr[0].far].apply, UPF_FAR_DROP);
+	delete (up);
+}
+
+/* URR 8 of session cp_seid: TIMQU with a time quota of q seconds (Create or Update URR). */
+static void
+w_time_quota_urr(uint16_t group, uint32_t q)
+{
+	size_t g = pfcp_w_ie_begin(&w, group), o;
+
+	pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 8);
+	if (group == PFCP_IE_CREATE_URR) {
+		pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_DURAT | UPF_MM_VOLUM);
+		o = pfcp_w_ie_begin(&w, PFCP_IE_REPORTING_TRIGGERS);
+		pfcp_w_raw8(&w, 0);
+		pfcp_w_raw8(&w, (uint8_t)(UPF_RT_TIMQU >> 8));
+		pfcp_w_ie_end(&w, o);
+	}
+	pfcp_w_ie_u32(&w, PFCP_IE_TIME_QUOTA, q);
+	pfcp_w_ie_end(&w, g);
+}
+
+/*
+ * A time quota (TIMQU): one report when it runs out (1 s after it was
+ * given), then the PDRs counting into it drop; a new quota forwards again
+ * and runs from when it came. TIMQU without a Time Quota is Cause 67.
+ */
+static void
+test_time_quota(void **state)
+{
+	const struct upf_sess_dp *s;
+	struct urep u;
+	uint64_t up;
+
+	(void)state;
+	w_plain_session(71, UE_POOL + 71, UPF_FAR_FORW, 8);
+	w_time_quota_urr(PFCP_IE_CREATE_URR, 1);
+	end_send();
+	up = est_ok(71);
+	s = dp_of_ue(UE_POOL + 71);
+	assert_int_equal(s->far[s->pdr[0].far].apply, UPF_FAR_FORW);
+	traffic(s, 0, 100, 200);
+	recv_none(500);
+	recv_type(PFCP_SESS_REPORT_REQ, 3000);
+	assert_true(usage(PFCP_IE_USAGE_REPORT_SRR, 0, &u));
+	assert_int_equal(u.urr, 8);
+	assert_true(u.trigger & PFCP_URT_TIMQU);
+	assert_int_equal(u.ul, 100);
+	assert_int_equal(u.dl, 200);
+	report_ack(PFCP_CAUSE_ACCEPTED);
+	s = dp_of_ue(UE_POOL + 71);
+	assert_int_equal(s->far[s->pdr[0].far].apply, UPF_FAR_DROP);
+	assert_int_equal(s->far[s->pdr[1].far].apply, UPF_FAR_DROP);
+	recv_none(1500);
+	/* A new quota of 60 s: forwarding again, nothing reported now. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_time_quota_urr(PFCP_IE_UPDATE_URR, 60);
+	end_send();
+	recv_type(PFCP_SESS_MOD_RESP, 2000);
+	assert_cause(PFCP_CAUSE_ACCEPTED);
+	s = dp_of_ue(UE_POOL + 71);
+	assert_int_equal(s->far[s->pdr[0].far].apply, UPF_FAR_FORW);
+	recv_none(1500);
 	delete (up);
 }
 
@@ -2127,6 +2168,7 @@ main(void)
 		cmocka_unit_test(test_choose_ue_given_uplink_only),
 		cmocka_unit_test(test_modify_and_reports),
 		cmocka_unit_test(test_volume_by_direction),
+		cmocka_unit_test(test_time_quota),
 		cmocka_unit_test(test_quota_and_period),
 		cmocka_unit_test(test_buffering),
 		cmocka_unit_test(test_peer_restart),

@@ -1669,7 +1669,8 @@ test_roundtrip_request(void **state)
 	assert_int_equal(msg.update_pdr[0].c.urr_id[1], 12);
 	assert_int_equal(msg.create_urr[0].c.triggers, UPF_RT_TIMTH | UPF_RT_TIMQU);
 	assert_int_equal(msg.create_urr[0].c.time_thresh_s, 600);
-	assert_int_equal(msg.create_urr[0].time_quota_s, 3600);
+	assert_true(msg.create_urr[0].c.has_time_quota);
+	assert_int_equal(msg.create_urr[0].c.time_quota_s, 3600);
 	assert_int_equal(msg.update_qer[0].c.id, 0xffffffffu);
 	assert_int_equal(msg.update_qer[0].c.mbr_ul, 0xffffffffffull);
 	assert_int_equal(msg.update_qer[0].c.mbr_dl, 1);
