@@ -1003,12 +1003,25 @@ test_thread(void **state)
 	assert_memory_equal(&nh_table[1].dst, &Q, 6);
 	/* Permanent in the kernel: taken, both next hops rewritten under RCU. */
 	assert_int_equal(neigh_learn(&app, 0, 4, ip_q, &R, true), 0);
-	for (i = 0; i < 1000 && !rte_is_same_ether_addr(&nh_table[dyn].dst, &R); i++)
+	/*
+	 * Written here, or by the thread soon after if it held ctl_lock
+	 * (glue_enter): wait for the last store of a rewrite (out after dst).
+	 */
+	for (i = 0; i < 1000 &&
+	     (!rte_is_same_ether_addr(&nh_table[dyn].dst, &R) ||
+	      __atomic_load_n(&nh_table[dyn].out, __ATOMIC_ACQUIRE) != 0);
+	     i++)
 		usleep(1000);
 	assert_memory_equal(&nh_table[1].dst, &R, 6);
 	assert_memory_equal(&nh_table[dyn].dst, &R, 6);
 	assert_int_equal(nh_table[1].out, 0);
+	assert_int_equal(nh_table[dyn].out, 0);
 	neigh_nh_put(&app, dyn);
+	/* Likewise deferred to the thread when it holds the lock. */
+	for (i = 0;
+	     i < 1000 && __atomic_load_n(&nh_table[dyn].out, __ATOMIC_ACQUIRE) != LF_NH_INVALID;
+	     i++)
+		usleep(1000);
 	assert_int_equal(nh_table[dyn].out, LF_NH_INVALID);
 
 	/*
