@@ -1497,6 +1497,21 @@ scan_run(struct pa_agent *a)
 }
 
 /* Arm the URR timers of a session just committed; fresh[k]: URR k is new or its period changed. */
+/* A URR deadline: *cur = due (and a timer for it) when on and changed, 0 when off. */
+static void
+arm_due(struct pa_agent *a, uint64_t *cur, bool on, uint64_t due, uint64_t seid, uint32_t urr_id,
+	uint32_t kind)
+{
+	if (!on) {
+		*cur = 0;
+		return;
+	}
+	if (due != *cur) {
+		*cur = due;
+		heap_push(a, due, seid, urr_id, kind);
+	}
+}
+
 static void
 sess_arm(struct pa_agent *a, struct pa_sess *s, const bool *fresh)
 {
@@ -1513,26 +1528,14 @@ sess_arm(struct pa_agent *a, struct pa_sess *s, const bool *fresh)
 			st->perio_due = a->now_ms + (uint64_t)u->period_s * 1000;
 			heap_push(a, st->perio_due, s->c.up_seid, u->id, PA_TM_PERIO);
 		}
-		if (!(u->triggers & UPF_RT_TIMTH) || !u->has_time_thresh || u->time_thresh_s == 0) {
-			st->timth_due = 0;
-		} else {
-			uint64_t due = st->start_ms + (uint64_t)u->time_thresh_s * 1000;
-
-			if (due != st->timth_due) {
-				st->timth_due = due;
-				heap_push(a, due, s->c.up_seid, u->id, PA_TM_TIMTH);
-			}
-		}
-		if (!(u->triggers & UPF_RT_TIMQU) || !u->has_time_quota || st->tq_exhausted) {
-			st->timqu_due = 0;
-		} else {
-			uint64_t due = st->tq_start_ms + (uint64_t)u->time_quota_s * 1000;
-
-			if (due != st->timqu_due) {
-				st->timqu_due = due;
-				heap_push(a, due, s->c.up_seid, u->id, PA_TM_TIMQU);
-			}
-		}
+		arm_due(a, &st->timth_due,
+			(u->triggers & UPF_RT_TIMTH) && u->has_time_thresh && u->time_thresh_s != 0,
+			st->start_ms + (uint64_t)u->time_thresh_s * 1000, s->c.up_seid, u->id,
+			PA_TM_TIMTH);
+		arm_due(a, &st->timqu_due,
+			(u->triggers & UPF_RT_TIMQU) && u->has_time_quota && !st->tq_exhausted,
+			st->tq_start_ms + (uint64_t)u->time_quota_s * 1000, s->c.up_seid, u->id,
+			PA_TM_TIMQU);
 		n += (st->perio_due != 0) + (st->timth_due != 0) + (st->timqu_due != 0);
 	}
 	a->n_timed += n;
