@@ -413,7 +413,9 @@ struct lf_burst {
 	uint16_t out; /**< A fused stage's output: the one port or LF_OUT_MIXED. */
 	uint16_t n_dropped;
 	uint16_t n_decided;
-	uint16_t n_div[LF_KIND_COUNT]; /**< Packets diverted to each kind. */
+	/** Packets diverted to each kind; padded to whole 64-bit words, which
+	 * pipeline_diverted tests at once. */
+	uint16_t n_div[RTE_ALIGN_CEIL(LF_KIND_COUNT, 4)];
 
 	/* Scratch. */
 	uint32_t n_cksum_sw; /**< Parse: software checksum checks off the fast check. */
