@@ -284,8 +284,9 @@ struct pfcp_fseid {
  * (P: ports or ranges a-b separated by commas, each pair of a remote and a
  * UE range one filter of the PDR's at most UPF_MAX_SDF; no negation or
  * options), Application ID,
- * Ethernet Packet Filter, Traffic Endpoint ID, predefined rules, IPv6
- * prefix delegation (IPv6D) and lengths other than /64 (IP6PL), outer
+ * Ethernet Packet Filter, Traffic Endpoint ID, predefined rules, a UE
+ * IPv6 prefix other than a /64 (IPv6D bits other than 0, IP6PL other than
+ * 64; the fields saying /64 are accepted), outer
  * header removal other than GTP-U/UDP/IP, several QFIs in one PDI. With
  * CHV4 / CHV6 (c.ue_choose) the UE address of that family is absent: the
  * agent allocates it.

@@ -665,13 +665,12 @@ h_ue_ip(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 {
 	struct pfcp_pdr *p = obj;
 	uint8_t f = v[0];
-	size_t need = 1 + (f & 0x02 ? 4 : 0) + (f & 0x01 ? 16 : 0);
+	/* 8.2.62: the flags, IPv4, IPv6, the IPv6 Prefix Delegation Bits
+	 * (IPv6D) and the IPv6 Prefix Length (IP6PL), each when its flag is set. */
+	size_t need = 1 + (f & 0x02 ? 4 : 0) + (f & 0x01 ? 16 : 0) + (f & 0x08 ? 1 : 0) +
+		(f & 0x40 ? 1 : 0);
 	size_t off = 1;
 
-	if (f & 0x08)
-		return fail_rule(d, t, "IPv6 prefix delegation bits (IPv6D)");
-	if (f & 0x40)
-		return fail_rule(d, t, "an IPv6 prefix length other than /64 (IP6PL)");
 	/* CHV4 / CHV6: the UP allocates (5.21.3); the address is then absent. */
 	if ((f & 0x12) == 0x12 || (f & 0x21) == 0x21)
 		return fail_ie(d, t, "CHV4 with V4, or CHV6 with V6");
@@ -695,7 +694,29 @@ h_ue_ip(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 	if (f & 0x01) {
 		p->c.ue6.af = 6;
 		memcpy(p->c.ue6.a, v + off, 16);
+		off += 16;
 	}
+	/*
+	 * The UE table keys a UE's IPv6 traffic by its /64 (the PDU session's
+	 * prefix, TS 23.501 5.8.2.2.2): either field saying just that is
+	 * accepted, a delegated prefix or another length is a rule this UPF
+	 * cannot hold.
+	 */
+	if ((f & 0x48) && !(f & 0x21))
+		return fail_ie(d, t, "IPv6D or IP6PL without V6 or CHV6");
+	if (f & 0x08) {
+		if (v[off] != 0)
+			return fail(d, PFCP_CAUSE_RULE_FAILURE, t,
+				    "%s: IPv6 prefix delegation of %u bits (a /%d): only a /64 "
+				    "per UE is implemented",
+				    ie_name(t), v[off], 64 - (int)v[off]);
+		off++;
+	}
+	if ((f & 0x40) && v[off] != 64)
+		return fail(d, PFCP_CAUSE_RULE_FAILURE, t,
+			    "%s: an IPv6 prefix length of /%u (IP6PL): only a /64 per UE is "
+			    "implemented",
+			    ie_name(t), v[off]);
 	p->ue_sd = (f & 0x04) != 0;
 	p->present |= PFCP_PDR_UE_IP;
 	return 0;

@@ -263,6 +263,9 @@ struct pdr_spec {
 	uint32_t urr;
 };
 
+/* With CHV6: an IPv6 Prefix Length (IP6PL) field of this value (0: none). */
+static uint8_t w_ip6pl;
+
 static void
 w_create_pdr(const struct pdr_spec *p)
 {
@@ -289,11 +292,15 @@ w_create_pdr(const struct pdr_spec *p)
 		pfcp_w_ie_bytes(&w, PFCP_IE_NETWORK_INSTANCE, p->ni, strlen(p->ni));
 	if (p->ue4 != 0 || p->ue_ch != 0) {
 		o = pfcp_w_ie_begin(&w, PFCP_IE_UE_IP_ADDRESS);
+		const bool pl = w_ip6pl != 0 && (p->ue_ch & 0x20);
+
 		pfcp_w_raw8(&w,
-			    (uint8_t)((p->ue4 != 0 ? 0x02 : 0) | p->ue_ch |
+			    (uint8_t)((p->ue4 != 0 ? 0x02 : 0) | p->ue_ch | (pl ? 0x40 : 0) |
 				      (p->src == UPF_IF_CORE ? 0x04 : 0)));
 		if (p->ue4 != 0)
 			pfcp_w_raw32(&w, p->ue4);
+		if (pl)
+			pfcp_w_raw8(&w, w_ip6pl);
 		pfcp_w_ie_end(&w, o);
 	}
 	pfcp_w_ie_end(&w, pdi);
@@ -1407,6 +1414,19 @@ test_establish_choose_ue(void **state)
 		assert_memory_equal(ue_ie.v + 13, zero, 8);
 	}
 	delete (up[0]);
+	/* The same with an IPv6 Prefix Length saying /64: a /64 of the pool
+	 * (the other one of the /63, the allocator walking on); any other
+	 * length is a rule this UPF cannot hold, and nothing is left behind. */
+	w_ip6pl = 64;
+	a = establish_chv4(213, "internet", 0x30, PFCP_CAUSE_ACCEPTED, &up[0]);
+	assert_int_equal(a, UE_ALLOC + 3);
+	assert_memory_equal(ue_ie.v + 5, v6_0, 7);
+	assert_int_equal(ue_ie.v[12] & 0xfe, v6_0[7]);
+	delete (up[0]);
+	w_ip6pl = 56;
+	establish_chv4(214, "internet", 0x30, PFCP_CAUSE_RULE_FAILURE, &up_x);
+	w_ip6pl = 0;
+	assert_int_equal(counts().sessions, base);
 
 	/* "ims" has no ue_alloc: the rule cannot be created. */
 	establish_chv4(211, "ims", 0x10, PFCP_CAUSE_RULE_FAILURE, &up_x);

@@ -1099,6 +1099,75 @@ est_with_pools(const char *const *v, const size_t *len, unsigned int n)
 }
 
 /*
+ * UE IP Address with the IPv6 Prefix Delegation Bits (IPv6D) and the IPv6
+ * Prefix Length (IP6PL) fields (8.2.62): those that say a /64 are a plain
+ * UE /64; a delegated prefix or another length is Cause 73 naming the PDR;
+ * a field cut off or without an IPv6 family is Cause 69.
+ */
+static void
+test_ue_ipv6_prefix_fields(void **state)
+{
+	static const uint8_t a6[16] = { 0xfd, 0x00, 0x00, 0x45, 0, 0, 0, 0x07 };
+	static const struct {
+		uint8_t flags;
+		int n_tail;
+		uint8_t tail[2];
+		uint8_t cause; /* 0: accepted */
+	} c[] = {
+		{ 0x09, 1, { 0 }, 0 }, /* V6, IPv6D 0 bits */
+		{ 0x41, 1, { 64 }, 0 }, /* V6, IP6PL /64 */
+		{ 0x49, 2, { 0, 64 }, 0 }, /* V6, both */
+		{ 0x60, 1, { 64 }, 0 }, /* CHV6, IP6PL /64 (no address) */
+		{ 0x09, 1, { 8 }, PFCP_CAUSE_RULE_FAILURE }, /* a delegated /56 */
+		{ 0x41, 1, { 56 }, PFCP_CAUSE_RULE_FAILURE }, /* a /56 */
+		{ 0x41, 1, { 128 }, PFCP_CAUSE_RULE_FAILURE },
+		{ 0x49, 2, { 0, 60 }, PFCP_CAUSE_RULE_FAILURE },
+		{ 0x49, 1, { 0 }, PFCP_CAUSE_MANDATORY_IE_INCORRECT }, /* IP6PL cut off */
+		{ 0x41, 0, { 0 }, PFCP_CAUSE_MANDATORY_IE_INCORRECT },
+		{ 0x42, 1, { 64 }, PFCP_CAUSE_MANDATORY_IE_INCORRECT }, /* V4 only */
+		{ 0x18, 1, { 0 }, PFCP_CAUSE_MANDATORY_IE_INCORRECT }, /* CHV4 only */
+	};
+	uint8_t v[1 + 4 + 16 + 2];
+	unsigned int i;
+	size_t l;
+	int n;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(c); i++) {
+		l = 0;
+		v[l++] = c[i].flags;
+		if (c[i].flags & 0x02) {
+			memcpy(v + l, "\x0a\x2d\x00\x01", 4);
+			l += 4;
+		}
+		if (c[i].flags & 0x01) {
+			memcpy(v + l, a6, sizeof(a6));
+			l += sizeof(a6);
+		}
+		memcpy(v + l, c[i].tail, (size_t)c[i].n_tail);
+		l += (size_t)c[i].n_tail;
+		n = est_with_pdi_ie(PFCP_IE_UE_IP_ADDRESS, v, l);
+		if (c[i].cause != 0) {
+			REJECTS(buf, n, c[i].cause, PFCP_IE_UE_IP_ADDRESS);
+			if (c[i].cause == PFCP_CAUSE_RULE_FAILURE) {
+				assert_int_equal(err.rule_type, PFCP_RULE_PDR);
+				assert_int_equal(err.rule_id, 1);
+			}
+			continue;
+		}
+		if (dec(buf, (size_t)n) != PFCP_DEC_OK)
+			fail_msg("case %u: cause %u (%s)", i, err.cause, err.why);
+		if (c[i].flags & 0x01) {
+			assert_ip(&msg.create_pdr[0].c.ue6, "fd00:45:0:7::");
+			assert_int_equal(msg.create_pdr[0].c.ue_choose, 0);
+		} else {
+			assert_int_equal(msg.create_pdr[0].c.ue6.af, 0);
+			assert_int_equal(msg.create_pdr[0].c.ue_choose, UPF_UE_CHOOSE6);
+		}
+	}
+}
+
+/*
  * UE IP address Pool Identity (8.2.153): a 2-octet length, then the text.
  * Two are kept (an IPv4 and an IPv6 pool); a length past the IE is Cause
  * 68 (invalid length), an empty or 1-octet one 69, one the model cannot hold (a third,
@@ -1207,9 +1276,10 @@ test_ie_details(void **state)
 		}
 	}
 
-	/* UE IP Address: IPv6D, no family, short, the same family twice; the other family adds. */
+	/* UE IP Address: IPv6D without its address or bits, no family, short, the
+	 * same family twice; the other family adds. */
 	n = est_with_pdi_ie(PFCP_IE_UE_IP_ADDRESS, "\x09", 1);
-	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS);
+	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_UE_IP_ADDRESS);
 	n = est_with_pdi_ie(PFCP_IE_UE_IP_ADDRESS, "\x04", 1);
 	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_UE_IP_ADDRESS);
 	n = est_with_pdi_ie(PFCP_IE_UE_IP_ADDRESS, "\x02\x0a\x2d\x00", 4);
@@ -1990,6 +2060,7 @@ main(void)
 		cmocka_unit_test(test_flow_description),
 		cmocka_unit_test(test_flow_port_lists),
 		cmocka_unit_test(test_pool_identity),
+		cmocka_unit_test(test_ue_ipv6_prefix_fields),
 		cmocka_unit_test(test_ie_details),
 		cmocka_unit_test(test_vector_node_messages),
 		cmocka_unit_test(test_vector_sess_est),
