@@ -142,6 +142,9 @@ enum lf_kind {
 		LF_KIND_COUNT
 };
 
+/** 64-bit words of the per-kind diverted counts (lf_burst.n_div), four each. */
+#define LF_DIV_WORDS ((LF_KIND_COUNT + 3) / 4)
+
 /** Packets-per-poll histogram: 0, 1, 2-3, 4-7, ..., 128-255, 256. */
 #define LF_BURST_HIST_BUCKETS 10
 
@@ -413,9 +416,9 @@ struct lf_burst {
 	uint16_t out; /**< A fused stage's output: the one port or LF_OUT_MIXED. */
 	uint16_t n_dropped;
 	uint16_t n_decided;
-	/** Packets diverted to each kind; padded to whole 64-bit words, which
-	 * pipeline_diverted tests at once. */
-	uint16_t n_div[RTE_ALIGN_CEIL(LF_KIND_COUNT, 4)];
+	/** Packets diverted to each kind; padded to LF_DIV_WORDS whole 64-bit
+	 * words, which pipeline_diverted tests at once. */
+	uint16_t n_div[LF_DIV_WORDS * 4];
 
 	/* Scratch. */
 	uint32_t n_cksum_sw; /**< Parse: software checksum checks off the fast check. */

@@ -144,7 +144,7 @@ static const kind_fn kinds[LF_KIND_COUNT] = {
 static inline void
 pipeline_diverted(struct lf_burst *b, struct lf_tx *tx)
 {
-	uint64_t w[sizeof(b->n_div) / sizeof(uint64_t)], any = 0;
+	uint64_t w[LF_DIV_WORDS], any = 0;
 	unsigned int k;
 
 	/* Most bursts divert nothing: one test of every count at once
