@@ -603,10 +603,12 @@ ue_pool = 10.32.0.0/11
             pdr = self.stat(f, "PDR")
             est = self.estab.get(f.key, [])
             fc, ff, fn = self.full(f)
+            cs = self.full_costs(f)
             L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 f.label, self.fmt(self.ndr(f) and self.ndr(f) / 1e6, "%.3f"),
                 ", ".join("%.3f" % (s["results"]["NDR"]["load"] / 1e6) for s in c) or "-",
-                self.fmt(pdr and pdr[0] and pdr[0] / 1e6, "%.3f"), self.fmt(fc),
+                self.fmt(pdr and pdr[0] and pdr[0] / 1e6, "%.3f"),
+                "%s (%.0f-%.0f)" % (self.fmt(fc), cs[0], cs[-1]) if cs else "-",
                 self.fmt(self.full_ratio(f) if f.dir != "l3" else None, "%.2f×"),
                 "%.1f (%d)" % (ff, fn) if fn else "-",
                 "%.0f (%d)%s" % (statistics.median(est), len(est), self.smf_cpu(f))
@@ -614,7 +616,9 @@ ue_pool = 10.32.0.0/11
         L.append("")
         L.append("*Full bursts*: the median over the search trials (valid ones) in which the "
                  "worker received at least %d packets per busy poll of 32: saturated, the "
-                 "generator unpaced or past the NDR. Every configuration is then measured at "
+                 "generator unpaced or past the NDR (in brackets: its cheapest and dearest "
+                 "trial; a wide range is trials in both of the host's clusters, which the "
+                 "median then mixes). Every configuration is then measured at "
                  "the same burst fill whatever its NDR, which is what the targets compare; "
                  "at a fixed share of each NDR the fill differs (the table below).\n" %
                  FULL_FILL)
