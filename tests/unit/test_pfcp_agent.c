@@ -259,6 +259,7 @@ struct pdr_spec {
 	uint32_t ue4;
 	uint8_t ue_ch; /* CHV4 (0x10) / CHV6 (0x20) of a UE IP Address IE without ue4. */
 	const char *pool; /* A UE IP address Pool Identity IE, or NULL. */
+	const char *pool2; /* A second one, or NULL. */
 	uint32_t far;
 	uint32_t urr;
 };
@@ -304,13 +305,17 @@ w_create_pdr(const struct pdr_spec *p)
 		pfcp_w_ie_end(&w, o);
 	}
 	pfcp_w_ie_end(&w, pdi);
-	if (p->pool != NULL) {
-		const size_t l = strlen(p->pool);
+	for (unsigned int i = 0; i < 2; i++) {
+		const char *id = i == 0 ? p->pool : p->pool2;
+		size_t l;
 
+		if (id == NULL)
+			continue;
+		l = strlen(id);
 		o = pfcp_w_ie_begin(&w, PFCP_IE_UE_IP_POOL_ID);
 		pfcp_w_raw8(&w, (uint8_t)(l >> 8));
 		pfcp_w_raw8(&w, (uint8_t)l);
-		pfcp_w_raw(&w, p->pool, l);
+		pfcp_w_raw(&w, id, l);
 		pfcp_w_ie_end(&w, o);
 	}
 	if (p->src == UPF_IF_ACCESS)
@@ -716,6 +721,16 @@ conf_init(void)
 	u->ni[0].pool[1].plen = 48;
 	inet_pton(AF_INET6, "fd00:45::", u->ni[0].pool[1].a);
 	snprintf(u->ni[0].pool_id, sizeof(u->ni[0].pool_id), "pool-a");
+	/* "ims" allocates IPv6 only (two /64s), from its pool "pool-i". */
+	u->ni[1].n_pools = 1;
+	u->ni[1].pool[0].af = 6;
+	u->ni[1].pool[0].plen = 48;
+	inet_pton(AF_INET6, "fd00:99::", u->ni[1].pool[0].a);
+	u->ni[1].n_alloc = 1;
+	u->ni[1].alloc[0].af = 6;
+	u->ni[1].alloc[0].plen = 63;
+	inet_pton(AF_INET6, "fd00:99:0:2::", u->ni[1].alloc[0].a);
+	snprintf(u->ni[1].pool_id, sizeof(u->ni[1].pool_id), "pool-i");
 }
 
 static void
@@ -838,7 +853,10 @@ test_association(void **state)
 	assert_true(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 0, &t));
 	assert_int_equal(t.len, 4 + 8 + 4 + 8);
 	assert_memory_equal(t.v, "\x00\xb1\x00\x08\x00\x06pool-a\x00\x16\x00\x08internet", 24);
-	assert_false(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 1, &t));
+	assert_true(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 1, &t));
+	assert_int_equal(t.len, 4 + 8 + 4 + 3);
+	assert_memory_equal(t.v, "\x00\xb1\x00\x08\x00\x06pool-i\x00\x16\x00\x03ims", 19);
+	assert_false(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 2, &t));
 	assert_true(msg_ie(PFCP_IE_RECOVERY_TIME_STAMP, 0, &t));
 	tel_has("/lanefwd/upf", "\"associations\":1");
 }
@@ -1343,6 +1361,39 @@ test_choose_ue_pool_id(void **state)
 		assert_int_equal(dp_of_ue(a)->up_seid, up);
 		delete (up);
 	}
+
+	/* CHV4 and CHV6 naming a pool of each of two instances: Cause 73 on
+	 * the Pool Identity, nothing left; "ims"'s IPv6 pool alone gives a
+	 * /64 of it, the instance named by the pool. */
+	for (unsigned int k = 0; k < 2; k++) {
+		ul.ue_ch = dl.ue_ch = k == 0 ? 0x30 : 0x20;
+		ul.pool = dl.pool = k == 0 ? "pool-a" : "pool-i";
+		ul.pool2 = dl.pool2 = k == 0 ? "pool-i" : NULL;
+		ul.ni = dl.ni = NULL;
+		begin(PFCP_SESS_EST_REQ, true, 0);
+		w_node_id();
+		w_cp_fseid(610 + k);
+		w_create_pdr(&ul);
+		w_create_pdr(&dl);
+		w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+		w_create_far(2, UPF_FAR_FORW, UPF_IF_ACCESS, 0x6100);
+		end_send();
+		if (k == 0) {
+			recv_type(PFCP_SESS_EST_RESP, 2000);
+			assert_cause(PFCP_CAUSE_RULE_FAILURE);
+			assert_true(msg_ie(PFCP_IE_OFFENDING_IE, 0, &t));
+			assert_int_equal(be(t.v, 2), PFCP_IE_UE_IP_POOL_ID);
+			assert_false(msg_ie(PFCP_IE_F_SEID, 0, &t));
+			assert_int_equal(counts().sessions, base);
+			continue;
+		}
+		up = est_ok(610 + k);
+		/* V6 (S/D 0): a /64 of fd00:99:0:2::/63. */
+		assert_int_equal(created_ue(2), 0x01);
+		assert_memory_equal(ue_ie.v + 1, "\xfd\x00\x00\x99\x00\x00\x00", 7);
+		assert_int_equal(ue_ie.v[8] & 0xfe, 0x02);
+		delete (up);
+	}
 	assert_int_equal(counts().sessions, base);
 }
 
@@ -1428,7 +1479,7 @@ test_establish_choose_ue(void **state)
 	w_ip6pl = 0;
 	assert_int_equal(counts().sessions, base);
 
-	/* "ims" has no ue_alloc: the rule cannot be created. */
+	/* "ims" has no IPv4 ue_alloc: the rule cannot be created. */
 	establish_chv4(211, "ims", 0x10, PFCP_CAUSE_RULE_FAILURE, &up_x);
 	/* CHV4 with V4 set: the IE is wrong. */
 	{
