@@ -1378,6 +1378,13 @@ struct neigh_glue {
 	uint32_t *dyn_refs;
 	uint32_t *dyn_free;
 	uint32_t dyn_free_head, dyn_free_n;
+	/*
+	 * Ids released (neigh_nh_put) while ctl_lock was not ours: the thread
+	 * takes their port away (republish only writes bound ids). One flag
+	 * per id, so an id released twice is listed once.
+	 */
+	uint8_t *dyn_unset;
+	bool unset_pending;
 	struct mnl_socket *nl;
 	uint64_t nl_errors; /* Requests the kernel refused. */
 	unsigned int ifindex[LF_MAX_PORTS];
@@ -1630,6 +1637,24 @@ bind_config(struct neigh_glue *g)
 	g->n_cfg = n;
 }
 
+/* The released ids neigh_nh_put could not write: no port any more, unless taken again since. */
+static void
+unset_flush(struct neigh_glue *g)
+{
+	uint32_t i;
+
+	if (!g->unset_pending)
+		return;
+	g->unset_pending = false;
+	for (i = 0; i < g->dyn_count; i++) {
+		if (!g->dyn_unset[i])
+			continue;
+		g->dyn_unset[i] = 0;
+		if (g->dyn_refs[i] == 0)
+			op_nh_set(g, g->dyn_base + i, 0, NULL, &mac_zero);
+	}
+}
+
 /* The tables in force changed (a reload): bind its next hops and write them. */
 static void
 tables_follow(struct neigh_glue *g)
@@ -1643,6 +1668,7 @@ tables_follow(struct neigh_glue *g)
 	g->applied_gen = t->gen;
 	g->dirty = false;
 	neigh_core_republish(g->core);
+	unset_flush(g);
 }
 
 static void
@@ -1792,6 +1818,7 @@ glue_free(struct neigh_glue *g)
 	free(g->cfg_nh);
 	free(g->dyn_refs);
 	free(g->dyn_free);
+	free(g->dyn_unset);
 	free(g);
 }
 
@@ -1863,7 +1890,8 @@ neigh_start(struct lf_app *a, char *err, size_t errlen)
 	if (g->dyn_count > 0) {
 		g->dyn_refs = calloc(g->dyn_count, sizeof(*g->dyn_refs));
 		g->dyn_free = calloc(g->dyn_count, sizeof(*g->dyn_free));
-		if (g->dyn_refs == NULL || g->dyn_free == NULL) {
+		g->dyn_unset = calloc(g->dyn_count, sizeof(*g->dyn_unset));
+		if (g->dyn_refs == NULL || g->dyn_free == NULL || g->dyn_unset == NULL) {
 			snprintf(err, errlen, "neigh: out of memory");
 			glue_free(g);
 			return -ENOMEM;
@@ -2094,8 +2122,15 @@ neigh_nh_put(struct lf_app *a, uint32_t nh)
 	    g->dyn_refs[nh - g->dyn_base] != 0) {
 		i = nh - g->dyn_base;
 		if (--g->dyn_refs[i] == 0) {
-			/* No port any more: a packet still routed to it is dropped. */
+			/* No port any more: a packet still routed to it is
+			 * dropped. Without ctl_lock op_nh_set only marks the
+			 * tables dirty, and the thread's republish writes bound
+			 * ids only: list it for the thread (unset_flush). */
 			op_nh_set(g, nh, 0, NULL, &mac_zero);
+			if (!locked) {
+				g->dyn_unset[i] = 1;
+				g->unset_pending = true;
+			}
 			neigh_core_unbind(g->core, nh);
 			/* Reused last (FIFO): routes that still named it are long gone by then. */
 			g->dyn_free[(g->dyn_free_head + g->dyn_free_n) % g->dyn_count] = nh;

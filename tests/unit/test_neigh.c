@@ -1023,6 +1023,25 @@ test_thread(void **state)
 	     i++)
 		usleep(1000);
 	assert_int_equal(nh_table[dyn].out, LF_NH_INVALID);
+	/*
+	 * Released while ctl_lock is not free (a reload, the thread): the put
+	 * cannot write, and the thread's republish writes only bound ids, so
+	 * the released one must be listed for it. Holding the lock here makes
+	 * the deferral certain.
+	 */
+	assert_int_equal(neigh_nh_get(&app, 0, 4, ip_q, &dyn), 0);
+	for (i = 0; i < 1000 && __atomic_load_n(&nh_table[dyn].out, __ATOMIC_ACQUIRE) != 0; i++)
+		usleep(1000);
+	assert_int_equal(nh_table[dyn].out, 0);
+	pthread_mutex_lock(&app.ctl_lock);
+	neigh_nh_put(&app, dyn);
+	assert_int_equal(nh_table[dyn].out, 0); /* deferred, not written */
+	pthread_mutex_unlock(&app.ctl_lock);
+	for (i = 0;
+	     i < 2000 && __atomic_load_n(&nh_table[dyn].out, __ATOMIC_ACQUIRE) != LF_NH_INVALID;
+	     i++)
+		usleep(1000);
+	assert_int_equal(nh_table[dyn].out, LF_NH_INVALID);
 
 	/*
 	 * A reload: generation 2, its via next hop as tables.c makes it
