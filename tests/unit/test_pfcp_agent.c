@@ -490,6 +490,21 @@ est_ok(uint64_t cp_seid)
 	return be(t.v + 1, 8);
 }
 
+/* The Session Establishment Response refuses a PDR: Cause 73, offending IE ie, no F-SEID. */
+static void
+refused_on_rule(uint16_t ie)
+{
+	struct tlv t;
+
+	recv_type(PFCP_SESS_EST_RESP, 2000);
+	assert_cause(PFCP_CAUSE_RULE_FAILURE);
+	assert_true(msg_ie(PFCP_IE_OFFENDING_IE, 0, &t));
+	assert_int_equal(be(t.v, 2), ie);
+	assert_true(msg_ie(PFCP_IE_FAILED_RULE_ID, 0, &t));
+	assert_int_equal(t.v[0] & 0x0f, PFCP_RULE_PDR);
+	assert_false(msg_ie(PFCP_IE_F_SEID, 0, &t));
+}
+
 static uint64_t
 establish(uint64_t cp_seid, uint32_t ue, uint8_t dl_apply, uint32_t urr, uint16_t trig,
 	  uint64_t thresh, uint64_t quota, uint32_t period)
@@ -684,6 +699,15 @@ free_port(void)
 	return port;
 }
 
+/* An IPv6 prefix of the [upf] configuration. */
+static void
+prefix6(struct lf_upf_prefix *p, const char *a, uint8_t plen)
+{
+	p->af = 6;
+	p->plen = plen;
+	assert_int_equal(inet_pton(AF_INET6, a, p->a), 1);
+}
+
 static void
 conf_init(void)
 {
@@ -713,23 +737,15 @@ conf_init(void)
 	u->ni[0].alloc[0].plen = 29;
 	pool = htonl(UE_ALLOC);
 	memcpy(u->ni[0].alloc[0].a, &pool, 4);
-	u->ni[0].alloc[1].af = 6;
-	u->ni[0].alloc[1].plen = 63;
-	inet_pton(AF_INET6, "fd00:45:0:8::", u->ni[0].alloc[1].a);
+	prefix6(&u->ni[0].alloc[1], "fd00:45:0:8::", 63);
 	u->ni[0].n_pools = 2;
-	u->ni[0].pool[1].af = 6;
-	u->ni[0].pool[1].plen = 48;
-	inet_pton(AF_INET6, "fd00:45::", u->ni[0].pool[1].a);
+	prefix6(&u->ni[0].pool[1], "fd00:45::", 48);
 	snprintf(u->ni[0].pool_id, sizeof(u->ni[0].pool_id), "pool-a");
 	/* "ims" allocates IPv6 only (two /64s), from its pool "pool-i". */
 	u->ni[1].n_pools = 1;
-	u->ni[1].pool[0].af = 6;
-	u->ni[1].pool[0].plen = 48;
-	inet_pton(AF_INET6, "fd00:99::", u->ni[1].pool[0].a);
+	prefix6(&u->ni[1].pool[0], "fd00:99::", 48);
 	u->ni[1].n_alloc = 1;
-	u->ni[1].alloc[0].af = 6;
-	u->ni[1].alloc[0].plen = 63;
-	inet_pton(AF_INET6, "fd00:99:0:2::", u->ni[1].alloc[0].a);
+	prefix6(&u->ni[1].alloc[0], "fd00:99:0:2::", 63);
 	snprintf(u->ni[1].pool_id, sizeof(u->ni[1].pool_id), "pool-i");
 }
 
@@ -883,13 +899,7 @@ test_rejected_rules(void **state)
 	w_create_pdr(&p);
 	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
 	end_send();
-	recv_type(PFCP_SESS_EST_RESP, 2000);
-	assert_cause(PFCP_CAUSE_RULE_FAILURE);
-	assert_true(msg_ie(PFCP_IE_OFFENDING_IE, 0, &t));
-	assert_int_equal(be(t.v, 2), PFCP_IE_NETWORK_INSTANCE);
-	assert_true(msg_ie(PFCP_IE_FAILED_RULE_ID, 0, &t));
-	assert_int_equal(t.v[0] & 0x0f, PFCP_RULE_PDR);
-	assert_false(msg_ie(PFCP_IE_F_SEID, 0, &t));
+	refused_on_rule(PFCP_IE_NETWORK_INSTANCE);
 
 	/* A PDR naming a FAR the session lacks. */
 	p.ni = "internet";
@@ -1304,6 +1314,20 @@ test_choose_ue_given_uplink_only(void **state)
 	assert_int_equal(counts().sessions, base);
 }
 
+/* Send a Session Establishment Request of PDRs ul and dl, to FARs 1 and 2. */
+static void
+pool_session(const struct pdr_spec *ul, const struct pdr_spec *dl, uint64_t cp_seid)
+{
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(cp_seid);
+	w_create_pdr(ul);
+	w_create_pdr(dl);
+	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+	w_create_far(2, UPF_FAR_FORW, UPF_IF_ACCESS, 0x6000);
+	end_send();
+}
+
 /*
  * UE IP address Pool Identity with CHV4: the pool names the instance (no
  * Network Instance IE needed); a pool not configured, or another
@@ -1323,7 +1347,6 @@ test_choose_ue_pool_id(void **state)
 			       .far = 1 };
 	struct pdr_spec dl = ul;
 	const uint32_t base = counts().sessions;
-	struct tlv t;
 	uint64_t up;
 	uint32_t a;
 
@@ -1336,22 +1359,9 @@ test_choose_ue_pool_id(void **state)
 		/* k: the pool; an unknown one; the pool with another instance named. */
 		ul.pool = dl.pool = k == 1 ? "pool-b" : "pool-a";
 		ul.ni = dl.ni = k == 2 ? "ims" : NULL;
-		begin(PFCP_SESS_EST_REQ, true, 0);
-		w_node_id();
-		w_cp_fseid(600 + k);
-		w_create_pdr(&ul);
-		w_create_pdr(&dl);
-		w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
-		w_create_far(2, UPF_FAR_FORW, UPF_IF_ACCESS, 0x6000);
-		end_send();
+		pool_session(&ul, &dl, 600 + k);
 		if (k != 0) {
-			recv_type(PFCP_SESS_EST_RESP, 2000);
-			assert_cause(PFCP_CAUSE_RULE_FAILURE);
-			assert_true(msg_ie(PFCP_IE_OFFENDING_IE, 0, &t));
-			assert_int_equal(be(t.v, 2), PFCP_IE_UE_IP_POOL_ID);
-			assert_true(msg_ie(PFCP_IE_FAILED_RULE_ID, 0, &t));
-			assert_int_equal(t.v[0] & 0x0f, PFCP_RULE_PDR);
-			assert_false(msg_ie(PFCP_IE_F_SEID, 0, &t));
+			refused_on_rule(PFCP_IE_UE_IP_POOL_ID);
 			continue;
 		}
 		up = est_ok(600);
@@ -1370,20 +1380,9 @@ test_choose_ue_pool_id(void **state)
 		ul.pool = dl.pool = k == 0 ? "pool-a" : "pool-i";
 		ul.pool2 = dl.pool2 = k == 0 ? "pool-i" : NULL;
 		ul.ni = dl.ni = NULL;
-		begin(PFCP_SESS_EST_REQ, true, 0);
-		w_node_id();
-		w_cp_fseid(610 + k);
-		w_create_pdr(&ul);
-		w_create_pdr(&dl);
-		w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
-		w_create_far(2, UPF_FAR_FORW, UPF_IF_ACCESS, 0x6100);
-		end_send();
+		pool_session(&ul, &dl, 610 + k);
 		if (k == 0) {
-			recv_type(PFCP_SESS_EST_RESP, 2000);
-			assert_cause(PFCP_CAUSE_RULE_FAILURE);
-			assert_true(msg_ie(PFCP_IE_OFFENDING_IE, 0, &t));
-			assert_int_equal(be(t.v, 2), PFCP_IE_UE_IP_POOL_ID);
-			assert_false(msg_ie(PFCP_IE_F_SEID, 0, &t));
+			refused_on_rule(PFCP_IE_UE_IP_POOL_ID);
 			assert_int_equal(counts().sessions, base);
 			continue;
 		}
