@@ -1496,7 +1496,6 @@ scan_run(struct pa_agent *a)
 	}
 }
 
-/* Arm the URR timers of a session just committed; fresh[k]: URR k is new or its period changed. */
 /* A URR deadline: *cur = due (and a timer for it) when on and changed, 0 when off. */
 static void
 arm_due(struct pa_agent *a, uint64_t *cur, bool on, uint64_t due, uint64_t seid, uint32_t urr_id,
@@ -1512,6 +1511,7 @@ arm_due(struct pa_agent *a, uint64_t *cur, bool on, uint64_t due, uint64_t seid,
 	}
 }
 
+/* Arm the URR timers of a session just committed; fresh[k]: URR k is new or its period changed. */
 static void
 sess_arm(struct pa_agent *a, struct pa_sess *s, const bool *fresh)
 {
