@@ -247,6 +247,14 @@ struct lf_flow_conf {
 /** [network_instance NAME]: a DNN / APN and the UE pools routed to it. */
 #define LF_UPF_MAX_NI 16
 #define LF_UPF_MAX_POOLS 8
+/** ue_alloc.ID keys per network instance. */
+#define LF_UPF_MAX_NAMED 8
+/**
+ * Bytes the UE IP address Pool Information IEs of all named pools may take
+ * in the Association Setup Response (the PFCP agent builds messages of up
+ * to 8 KiB; the rest is for the header, Node ID and features).
+ */
+#define LF_UPF_POOL_INFO_MAX 6144
 struct lf_upf_prefix {
 	uint8_t af;
 	uint8_t plen;
@@ -269,6 +277,18 @@ struct lf_upf_ni_conf {
 	 * that names ue_alloc to the SMF; "" for none. Unique among instances.
 	 */
 	char pool_id[64];
+	/**
+	 * ue_alloc.ID: further pools of this instance, each named to the SMF
+	 * by its Pool Identity ID and taken only by a CHOOSE that names it
+	 * (ue_alloc is what a CHOOSE without one takes). IDs are unique among
+	 * all instances' pools; no two pools of an instance overlap.
+	 */
+	unsigned int n_named;
+	struct lf_upf_named_pool {
+		char id[64];
+		unsigned int n;
+		struct lf_upf_prefix p[LF_UPF_MAX_POOLS];
+	} named[LF_UPF_MAX_NAMED];
 };
 
 /**

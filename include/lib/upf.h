@@ -105,6 +105,12 @@ struct upf_pdr_conf {
 	 * (kept, so that a later CHOOSE in the session gets the same one).
 	 */
 	uint8_t ue_choose, ue_chosen;
+	/**
+	 * Per family (0: IPv4), the pool a CHOOSE takes from: 0 the network
+	 * instance's ue_alloc, k its ue_alloc.ID k - 1 (a UE IP address Pool
+	 * Identity named it). The agent's; the store does not look.
+	 */
+	uint8_t ue_pool[2];
 	bool has_qfi;
 	uint8_t qfi;
 	uint8_t n_sdf;

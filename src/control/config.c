@@ -454,7 +454,7 @@ static const struct key_def ni_keys[] = {
 		  "e.g. '10.45.128.0/17, fd00:45:8000::/49'"),
 	K_SPECIAL("ue_alloc_pool_id",
 		  "the UE IP address Pool Identity of ue_alloc, 1 to 63 letters, digits "
-		  "and -_.:/@, unique among network instances"),
+		  "and -_.:/@, unique among all pools (further pools: ue_alloc.ID = prefixes)"),
 };
 
 static const struct key_def port_keys[] = {
@@ -1204,27 +1204,211 @@ prefix_list(struct ctx *c, const char *key, const char *val, struct lf_upf_prefi
 }
 
 /*
- * ue_alloc_pool_id: letters, digits and "-_.:/@" (nothing the config
- * syntax or a log line would take apart), unique among the instances so far.
+ * A UE IP address Pool Identity (ue_alloc_pool_id, or ID of ue_alloc.ID):
+ * letters, digits and "-_.:/@" (nothing the config syntax or a log line
+ * would take apart), unique among every instance's pools so far, this
+ * one's included (cfg->upf.ni[n_ni - 1] is the instance being loaded).
  */
 static int
-load_pool_id(struct ctx *c, const struct lf_config *cfg, struct lf_upf_ni_conf *ni, const char *key,
-	     const char *val)
+pool_id_check(struct ctx *c, const struct lf_config *cfg, const char *key, const char *val,
+	      const char *id)
 {
-	size_t i, l = strlen(val);
+	const size_t l = strlen(id);
+	size_t i, j;
 
-	if (l == 0 || l >= sizeof(ni->pool_id))
-		return key_fail(c, key, val, "expected 1 to %zu characters",
-				sizeof(ni->pool_id) - 1);
+	if (l == 0 || l >= sizeof(cfg->upf.ni[0].pool_id))
+		return key_fail(c, key, val, "a pool identity of 1 to %zu characters",
+				sizeof(cfg->upf.ni[0].pool_id) - 1);
 	for (i = 0; i < l; i++)
-		if (!isalnum((unsigned char)val[i]) && strchr("-_.:/@", val[i]) == NULL)
+		if (!isalnum((unsigned char)id[i]) && strchr("-_.:/@", id[i]) == NULL)
 			return key_fail(c, key, val,
-					"character %zu: letters, digits and -_.:/@ only", i + 1);
-	for (i = 0; i + 1 < cfg->upf.n_ni; i++)
-		if (strcmp(cfg->upf.ni[i].pool_id, val) == 0)
-			return key_fail(c, key, val, "[%s] has the same pool identity",
-					cfg->upf.ni[i].section);
-	strlcpy(ni->pool_id, val, sizeof(ni->pool_id));
+					"pool identity character %zu: letters, digits and "
+					"-_.:/@ only",
+					i + 1);
+	for (i = 0; i < cfg->upf.n_ni; i++) {
+		const struct lf_upf_ni_conf *o = &cfg->upf.ni[i];
+
+		if (strcmp(o->pool_id, id) == 0)
+			return key_fail(c, key, val, "[%s] has the same pool identity", o->section);
+		for (j = 0; j < o->n_named; j++)
+			if (strcmp(o->named[j].id, id) == 0)
+				return key_fail(c, key, val,
+						"[%s] has the same pool identity (ue_alloc.%s)",
+						o->section, id);
+	}
+	return 0;
+}
+
+/* ue_alloc.ID = prefixes: a further named pool of ni. */
+static int
+load_named_pool(struct ctx *c, const struct lf_config *cfg, struct lf_upf_ni_conf *ni,
+		const char *key, const char *val)
+{
+	struct lf_upf_named_pool *np;
+	int ret;
+
+	if (ni->n_named == LF_UPF_MAX_NAMED)
+		return key_fail(c, key, val, "more than %u ue_alloc.ID pools in one instance",
+				LF_UPF_MAX_NAMED);
+	ret = pool_id_check(c, cfg, key, val, key + strlen("ue_alloc."));
+	if (ret != 0)
+		return ret;
+	np = &ni->named[ni->n_named];
+	memset(np, 0, sizeof(*np));
+	ret = prefix_list(c, key, val, np->p, &np->n);
+	if (ret != 0)
+		return ret;
+	if (np->n == 0)
+		return key_fail(c, key, val, "no prefix");
+	strlcpy(np->id, key + strlen("ue_alloc."), sizeof(np->id));
+	ni->n_named++;
+	return 0;
+}
+
+/*
+ * The prefixes of one allocating key (ue_alloc, ue_alloc.ID): lengths the
+ * UP hands out from, each routed to this instance's downlink (inside a
+ * ue_pool prefix).
+ */
+static int
+alloc_check(struct ctx *c, const struct lf_upf_ni_conf *ni, const char *key, const char *val,
+	    const struct lf_upf_prefix *p, unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct lf_upf_prefix *x = &p[i];
+		char a[INET6_ADDRSTRLEN];
+
+		inet_ntop(x->af == 4 ? AF_INET : AF_INET6, x->a, a, sizeof(a));
+		if (x->af == 4 ? x->plen < 8 : x->plen < 32 || x->plen > 64)
+			return key_fail(c, key, val,
+					"'%s/%u': the UP allocates from IPv4 /8 to /32 and "
+					"IPv6 /32 to /64 (in /64s)",
+					a, x->plen);
+		for (j = 0; j < ni->n_pools; j++)
+			if (ni->pool[j].af == x->af && ni->pool[j].plen <= x->plen &&
+			    prefix_covers(ni->pool[j].a, ni->pool[j].plen, x->a))
+				break;
+		if (j == ni->n_pools)
+			return key_fail(c, key, val,
+					"'%s/%u' is not inside any ue_pool prefix of this "
+					"network instance",
+					a, x->plen);
+	}
+	return 0;
+}
+
+/* The value of key in the section's entries (the last, as rte_cfgfile gives them). */
+static const char *
+entry_val(const struct rte_cfgfile_entry *e, int n, const char *key)
+{
+	const char *v = "";
+	int k;
+
+	for (k = 0; k < n; k++)
+		if (strcmp(e[k].name, key) == 0)
+			v = e[k].value;
+	return v;
+}
+
+/* Bytes of one UE IP address Pool Information IE (29.244 7.4.4.1-3) for pool id of ni. */
+static size_t
+pool_info_bytes(const struct lf_upf_ni_conf *ni, const char *id)
+{
+	/* The grouped IE's header, Pool Identity (header, length, text),
+	 * Network Instance (header, text). */
+	return 4 + (4 + 2 + strlen(id)) + (4 + strlen(ni->name));
+}
+
+/*
+ * The Association Setup Response announces every named pool: all of them,
+ * the instances so far (this one last), must fit its message.
+ */
+static int
+pool_info_check(struct ctx *c, const struct lf_config *cfg, const struct lf_upf_ni_conf *ni,
+		struct rte_cfgfile_entry *e, int n)
+{
+	size_t bytes = 0;
+	unsigned int i, k;
+	char key[80];
+
+	for (i = 0; i < cfg->upf.n_ni; i++) {
+		const struct lf_upf_ni_conf *o = &cfg->upf.ni[i];
+
+		if (o->pool_id[0] != '\0')
+			bytes += pool_info_bytes(o, o->pool_id);
+		for (k = 0; k < o->n_named; k++)
+			bytes += pool_info_bytes(o, o->named[k].id);
+	}
+	if (bytes <= LF_UPF_POOL_INFO_MAX)
+		return 0;
+	if (ni->n_named != 0)
+		snprintf(key, sizeof(key), "ue_alloc.%s", ni->named[ni->n_named - 1].id);
+	else
+		snprintf(key, sizeof(key), "ue_alloc_pool_id");
+	return key_fail(c, key, entry_val(e, n, key),
+			"the named pools' UE IP address Pool Information would take %zu "
+			"bytes of the Association Setup Response, over %u: use shorter pool "
+			"identities or instance names, or fewer pools",
+			bytes, LF_UPF_POOL_INFO_MAX);
+}
+
+/* Whether prefixes x and y share an address. */
+static bool
+prefixes_overlap(const struct lf_upf_prefix *x, const struct lf_upf_prefix *y)
+{
+	return x->af == y->af &&
+		(x->plen <= y->plen ? prefix_covers(x->a, x->plen, y->a)
+				    : prefix_covers(y->a, y->plen, x->a));
+}
+
+/*
+ * No address in two of ni's allocating prefixes (ue_alloc and the
+ * ue_alloc.ID pools, each against itself too): which pool a CHOOSE took
+ * an address from would otherwise not be one answer.
+ */
+static int
+alloc_overlap_check(struct ctx *c, const struct lf_upf_ni_conf *ni, struct rte_cfgfile_entry *e,
+		    int n)
+{
+	const unsigned int n_sets = 1 + ni->n_named;
+	unsigned int s, t, i, j;
+
+	for (s = 0; s < n_sets; s++) {
+		const struct lf_upf_prefix *ps = s == 0 ? ni->alloc : ni->named[s - 1].p;
+		const unsigned int ns = s == 0 ? ni->n_alloc : ni->named[s - 1].n;
+
+		for (t = s; t < n_sets; t++) {
+			const struct lf_upf_prefix *pt = t == 0 ? ni->alloc : ni->named[t - 1].p;
+			const unsigned int nt = t == 0 ? ni->n_alloc : ni->named[t - 1].n;
+			char key[80], other[80], a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+
+			for (i = 0; i < ns; i++)
+				for (j = s == t ? i + 1 : 0; j < nt; j++) {
+					if (!prefixes_overlap(&ps[i], &pt[j]))
+						continue;
+					if (t == 0)
+						snprintf(key, sizeof(key), "ue_alloc");
+					else
+						snprintf(key, sizeof(key), "ue_alloc.%s",
+							 ni->named[t - 1].id);
+					if (s == 0)
+						snprintf(other, sizeof(other), "ue_alloc");
+					else
+						snprintf(other, sizeof(other), "ue_alloc.%s",
+							 ni->named[s - 1].id);
+					inet_ntop(ps[i].af == 4 ? AF_INET : AF_INET6, ps[i].a, a,
+						  sizeof(a));
+					inet_ntop(pt[j].af == 4 ? AF_INET : AF_INET6, pt[j].a, b,
+						  sizeof(b));
+					return key_fail(c, key, entry_val(e, n, key),
+							"'%s/%u' overlaps %s's '%s/%u': an address "
+							"is in one allocating pool at most",
+							b, pt[j].plen, other, a, ps[i].plen);
+				}
+		}
+	}
 	return 0;
 }
 
@@ -1233,7 +1417,7 @@ load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfil
 {
 	struct lf_upf_ni_conf *ni;
 	const char *alloc_val = NULL;
-	unsigned int i, j;
+	unsigned int i;
 	int k, ret;
 
 	if (!cfg->upf.enabled)
@@ -1254,6 +1438,12 @@ load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfil
 		const char *key = e[k].name, *val = e[k].value;
 		const bool alloc = strcmp(key, "ue_alloc") == 0;
 
+		if (strncmp(key, "ue_alloc.", strlen("ue_alloc.")) == 0) {
+			ret = load_named_pool(c, cfg, ni, key, val);
+			if (ret != 0)
+				return ret;
+			continue;
+		}
 		ret = set_key(c, ni_keys, RTE_DIM(ni_keys), ni, key, val);
 		if (ret <= 0) {
 			if (ret < 0)
@@ -1261,9 +1451,10 @@ load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfil
 			continue;
 		}
 		if (strcmp(key, "ue_alloc_pool_id") == 0) {
-			ret = load_pool_id(c, cfg, ni, key, val);
+			ret = pool_id_check(c, cfg, key, val, val);
 			if (ret != 0)
 				return ret;
+			strlcpy(ni->pool_id, val, sizeof(ni->pool_id));
 			continue;
 		}
 		ret = prefix_list(c, key, val, alloc ? ni->alloc : ni->pool,
@@ -1274,26 +1465,23 @@ load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfil
 			alloc_val = val;
 	}
 	/* What the UP hands out must be routed to this instance's downlink. */
-	for (i = 0; i < ni->n_alloc; i++) {
-		const struct lf_upf_prefix *x = &ni->alloc[i];
-		char a[INET6_ADDRSTRLEN];
+	ret = alloc_check(c, ni, "ue_alloc", alloc_val, ni->alloc, ni->n_alloc);
+	if (ret != 0)
+		return ret;
+	for (i = 0; i < ni->n_named; i++) {
+		char key[80];
 
-		inet_ntop(x->af == 4 ? AF_INET : AF_INET6, x->a, a, sizeof(a));
-		if (x->af == 4 ? x->plen < 8 : x->plen < 32 || x->plen > 64)
-			return key_fail(c, "ue_alloc", alloc_val,
-					"'%s/%u': the UP allocates from IPv4 /8 to /32 and "
-					"IPv6 /32 to /64 (in /64s)",
-					a, x->plen);
-		for (j = 0; j < ni->n_pools; j++)
-			if (ni->pool[j].af == x->af && ni->pool[j].plen <= x->plen &&
-			    prefix_covers(ni->pool[j].a, ni->pool[j].plen, x->a))
-				break;
-		if (j == ni->n_pools)
-			return key_fail(c, "ue_alloc", alloc_val,
-					"'%s/%u' is not inside any ue_pool prefix of this "
-					"network instance",
-					a, x->plen);
+		snprintf(key, sizeof(key), "ue_alloc.%s", ni->named[i].id);
+		ret = alloc_check(c, ni, key, entry_val(e, n, key), ni->named[i].p, ni->named[i].n);
+		if (ret != 0)
+			return ret;
 	}
+	ret = alloc_overlap_check(c, ni, e, n);
+	if (ret != 0)
+		return ret;
+	ret = pool_info_check(c, cfg, ni, e, n);
+	if (ret != 0)
+		return ret;
 	if (ni->pool_id[0] != '\0' && ni->n_alloc == 0)
 		return key_fail(c, "ue_alloc_pool_id", ni->pool_id,
 				"names no pool: this network instance has no ue_alloc");
@@ -2175,7 +2363,7 @@ static void
 upf_dump(const struct lf_upf_conf *u, FILE *f)
 {
 	char a[INET6_ADDRSTRLEN];
-	unsigned int i;
+	unsigned int i, k;
 
 	fprintf(f, "\n[upf]\n");
 	if (u->has_n3_ipv4)
@@ -2195,6 +2383,12 @@ upf_dump(const struct lf_upf_conf *u, FILE *f)
 			prefixes_dump(f, "ue_alloc", u->ni[i].alloc, u->ni[i].n_alloc);
 		if (u->ni[i].pool_id[0] != '\0')
 			fprintf(f, "ue_alloc_pool_id = %s\n", u->ni[i].pool_id);
+		for (k = 0; k < u->ni[i].n_named; k++) {
+			char key[80];
+
+			snprintf(key, sizeof(key), "ue_alloc.%s", u->ni[i].named[k].id);
+			prefixes_dump(f, key, u->ni[i].named[k].p, u->ni[i].named[k].n);
+		}
 	}
 }
 

@@ -244,11 +244,15 @@ struct pa_counters {
 	uint64_t scans;
 };
 
+/* An instance's allocating pools: ue_alloc, then its ue_alloc.ID ones. */
+#define PA_POOLS_PER_NI (1 + LF_UPF_MAX_NAMED)
+
 struct pa_agent {
 	struct lf_upf_conf uc;
-	/* The pools of uc's instances that have a ue_alloc_pool_id, as the
-	 * Association Setup Response announces them (into uc's strings). */
-	struct pfcp_pool_info pools[LF_UPF_MAX_NI];
+	/* The named pools of uc's instances (ue_alloc with a
+	 * ue_alloc_pool_id, and each ue_alloc.ID), as the Association Setup
+	 * Response announces them (into uc's strings). */
+	struct pfcp_pool_info pools[LF_UPF_MAX_NI * PA_POOLS_PER_NI];
 	unsigned int n_pools;
 	struct upf_store *st;
 	int fd;
@@ -261,8 +265,12 @@ struct pa_agent {
 	struct pfcp_node_id node_id;
 	struct pfcp_fseid up_fseid_addr; /* Our N4 address for the UP F-SEIDs. */
 	uint64_t up_features;
-	/* UE IP Address CHOOSE: [network instance][0: IPv4, 1: IPv6]. */
-	struct upf_uepool uepool[LF_UPF_MAX_NI][2];
+	/*
+	 * UE IP Address CHOOSE: [network instance][pool][0: IPv4, 1: IPv6],
+	 * pool 0 the instance's ue_alloc (a CHOOSE naming no pool), pool k
+	 * its ue_alloc.ID k - 1 (only a CHOOSE that names ID).
+	 */
+	struct upf_uepool uepool[LF_UPF_MAX_NI][PA_POOLS_PER_NI][2];
 	/*
 	 * The ue_alloc addresses live sessions name, chosen or given, that
 	 * none of their downlink PDRs names (struct upf_ue_key;
@@ -1812,9 +1820,11 @@ qer_find(const struct pa_work *w, uint32_t id)
 }
 
 /*
- * UE IP address Pool Identities with CHV4 / CHV6: the instance whose
- * ue_alloc_pool_id each names, one instance for all (a PDR has one), and
- * the one its Network Instance IE names if it has one. Without CHOOSE they
+ * UE IP address Pool Identities with CHV4 / CHV6: each names a pool
+ * (ue_alloc with its ue_alloc_pool_id, or a ue_alloc.ID), all of one
+ * instance (a PDR has one), the one its Network Instance IE names if it
+ * has one. A family takes the first named pool that has it; a family no
+ * named pool has comes from the instance's ue_alloc. Without CHOOSE they
  * name nothing the UP does, and are not looked at.
  */
 static int
@@ -1822,12 +1832,24 @@ pdr_set_pool(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pf
 	     struct pfcp_err *e)
 {
 	int ni = -1;
-	unsigned int i, k;
+	unsigned int i, k, j = 0, f;
 
 	for (i = 0; i < src->n_pool_id; i++) {
-		for (k = 0; k < a->uc.n_ni; k++)
-			if (strcmp(a->uc.ni[k].pool_id, src->pool_id[i]) == 0)
+		for (k = 0; k < a->uc.n_ni; k++) {
+			const struct lf_upf_ni_conf *c = &a->uc.ni[k];
+
+			if (c->n_alloc != 0 && strcmp(c->pool_id, src->pool_id[i]) == 0) {
+				j = 0;
 				break;
+			}
+			for (j = 0; j < c->n_named; j++)
+				if (strcmp(c->named[j].id, src->pool_id[i]) == 0)
+					break;
+			if (j < c->n_named) {
+				j++;
+				break;
+			}
+		}
 		if (k == a->uc.n_ni)
 			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_POOL_ID,
 				       PFCP_RULE_PDR, dst->id,
@@ -1840,6 +1862,9 @@ pdr_set_pool(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pf
 				       "network instances",
 				       dst->id, src->pool_id[0], src->pool_id[i]);
 		ni = (int)k;
+		for (f = 0; f < 2; f++)
+			if (dst->ue_pool[f] == 0 && a->uepool[k][j][f].total != 0)
+				dst->ue_pool[f] = (uint8_t)j;
 	}
 	if (src->ni_name[0] != '\0' && dst->ni != ni)
 		return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_POOL_ID, PFCP_RULE_PDR,
@@ -1870,6 +1895,7 @@ pdr_set_pdi(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pfc
 	dst->ue6 = c->ue6;
 	dst->ue_choose = c->ue_choose;
 	dst->ue_chosen = 0;
+	dst->ue_pool[0] = dst->ue_pool[1] = 0;
 	dst->has_qfi = c->has_qfi;
 	dst->qfi = c->qfi;
 	dst->n_sdf = c->n_sdf;
@@ -2433,6 +2459,18 @@ ue_taken(void *arg, const uint8_t addr[16])
 		(t->a->ue_held != NULL && rte_hash_lookup(t->a->ue_held, &key) >= 0);
 }
 
+/* Whether addr (upf_uepool_contains) is in one of instance ni's pools of family f. */
+static bool
+ni_alloc_contains(const struct pa_agent *a, unsigned int ni, unsigned int f, const uint8_t *addr)
+{
+	unsigned int j;
+
+	for (j = 0; j < PA_POOLS_PER_NI; j++)
+		if (upf_uepool_contains(&a->uepool[ni][j][f], addr))
+			return true;
+	return false;
+}
+
 /*
  * Append to k[0..n) (each once) the addresses p names that CHOOSE could
  * hand out: those the UP chose, and those the SMF gave from a ue_alloc
@@ -2457,7 +2495,7 @@ pool_keys(const struct pa_agent *a, const struct upf_pdr_conf *p, struct upf_ue_
 		key.af = ue->af;
 		memcpy(key.a, ue->a, f == 0 ? 4 : 8);
 		if (!(p->ue_chosen & (f == 0 ? UPF_UE_CHOOSE4 : UPF_UE_CHOOSE6)) &&
-		    (key.ni >= a->uc.n_ni || !upf_uepool_contains(&a->uepool[key.ni][f], ue->a)))
+		    (key.ni >= a->uc.n_ni || !ni_alloc_contains(a, key.ni, f, ue->a)))
 			continue;
 		for (j = 0; j < n && memcmp(&k[j], &key, sizeof(key)) != 0; j++)
 			;
@@ -2587,9 +2625,10 @@ choose_ni(const struct pa_agent *a, const struct upf_pdr_conf *p, unsigned int f
 
 	if (p->ni != UPF_NI_NONE)
 		return p->ni;
-	/* Without a Network Instance IE: the one instance that allocates, if one. */
+	/* Without a Network Instance IE: the one instance that allocates
+	 * (its ue_alloc: a pool naming none), if one. */
 	for (i = 0; i < a->uc.n_ni; i++)
-		if (a->uepool[i][f].total != 0) {
+		if (a->uepool[i][0][f].total != 0) {
 			if (found >= 0)
 				return -1;
 			found = (int)i;
@@ -2620,6 +2659,7 @@ choose_ue(struct pa_agent *a, struct pa_work *w, struct pfcp_created_pdr *out, u
 		for (f = 0; f < 2; f++) {
 			const uint8_t bit = f == 0 ? UPF_UE_CHOOSE4 : UPF_UE_CHOOSE6;
 			struct upf_ip *ue = f == 0 ? &p->ue4 : &p->ue6;
+			struct upf_uepool *pool;
 			struct ue_taken_ctx t;
 			uint8_t addr[16];
 			int ni;
@@ -2633,7 +2673,8 @@ choose_ue(struct pa_agent *a, struct pa_work *w, struct pfcp_created_pdr *out, u
 					       "PDR %u: CHV%c without a Network Instance, and not "
 					       "one instance allocates",
 					       p->id, f == 0 ? '4' : '6');
-			if (a->uepool[ni][f].total == 0)
+			pool = &a->uepool[ni][p->ue_pool[f]][f];
+			if (pool->total == 0)
 				return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS,
 					       PFCP_RULE_PDR, p->id,
 					       "PDR %u: CHV%c: network instance \"%s\" has no "
@@ -2654,13 +2695,19 @@ choose_ue(struct pa_agent *a, struct pa_work *w, struct pfcp_created_pdr *out, u
 				t.a = a;
 				t.ni = (uint8_t)ni;
 				t.af = f == 0 ? 4 : 6;
-				if (upf_uepool_alloc(&a->uepool[ni][f], ue_taken, &t, 0, addr) != 0)
+				if (upf_uepool_alloc(pool, ue_taken, &t, 0, addr) != 0)
 					return pa_fail(e, PFCP_CAUSE_NO_RESOURCES,
 						       PFCP_IE_UE_IP_ADDRESS, PFCP_RULE_NONE, 0,
 						       "PDR %u: CHV%c: every address of \"%s\"'s "
-						       "ue_alloc is in use",
-						       p->id, f == 0 ? '4' : '6',
-						       a->uc.ni[ni].name);
+						       "%s%s is in use",
+						       p->id, f == 0 ? '4' : '6', a->uc.ni[ni].name,
+						       p->ue_pool[f] == 0 ? "ue_alloc"
+									  : "ue_alloc.",
+						       p->ue_pool[f] == 0
+							       ? ""
+							       : a->uc.ni[ni]
+									 .named[p->ue_pool[f] - 1]
+									 .id);
 				memset(ue, 0, sizeof(*ue));
 				ue->af = t.af;
 				memcpy(ue->a, addr, 16);
@@ -4094,11 +4141,19 @@ pfcp_agent_start(const struct lf_config *cfg, struct upf_store *store, char *err
 	}
 	a->fd = -1;
 	a->uc = cfg->upf;
-	for (i = 0; i < a->uc.n_ni; i++)
-		if (a->uc.ni[i].pool_id[0] != '\0' && a->uc.ni[i].n_alloc != 0) {
-			a->pools[a->n_pools].id = a->uc.ni[i].pool_id;
-			a->pools[a->n_pools++].ni = a->uc.ni[i].name;
+	for (i = 0; i < a->uc.n_ni; i++) {
+		const struct lf_upf_ni_conf *ni = &a->uc.ni[i];
+		unsigned int k;
+
+		if (ni->pool_id[0] != '\0' && ni->n_alloc != 0) {
+			a->pools[a->n_pools].id = ni->pool_id;
+			a->pools[a->n_pools++].ni = ni->name;
 		}
+		for (k = 0; k < ni->n_named; k++) {
+			a->pools[a->n_pools].id = ni->named[k].id;
+			a->pools[a->n_pools++].ni = ni->name;
+		}
+	}
 	if (a->uc.pfcp_addr[0] == '\0')
 		snprintf(a->uc.pfcp_addr, sizeof(a->uc.pfcp_addr), "127.0.0.1");
 	if (a->uc.pfcp_port == 0)
@@ -4157,16 +4212,23 @@ pfcp_agent_start(const struct lf_config *cfg, struct upf_store *store, char *err
 	a->up_features = PFCP_UPF_FTUP;
 	for (i = 0; i < a->uc.n_ni; i++) {
 		const struct lf_upf_ni_conf *ni = &a->uc.ni[i];
-		unsigned int k;
+		unsigned int j, k;
 
-		upf_uepool_init(&a->uepool[i][0], 4);
-		upf_uepool_init(&a->uepool[i][1], 6);
-		/* The config checked each prefix's family and length. */
-		for (k = 0; k < ni->n_alloc; k++)
-			(void)upf_uepool_add(&a->uepool[i][ni->alloc[k].af == 4 ? 0 : 1],
-					     ni->alloc[k].af, ni->alloc[k].a, ni->alloc[k].plen);
-		if (ni->n_alloc != 0)
-			a->up_features |= PFCP_UPF_UEIP;
+		for (j = 0; j < PA_POOLS_PER_NI; j++) {
+			const struct lf_upf_prefix *px = j == 0 ? ni->alloc : ni->named[j - 1].p;
+			const unsigned int n = j == 0 ? ni->n_alloc
+				: j <= ni->n_named    ? ni->named[j - 1].n
+						      : 0;
+
+			upf_uepool_init(&a->uepool[i][j][0], 4);
+			upf_uepool_init(&a->uepool[i][j][1], 6);
+			/* The config checked each prefix's family and length. */
+			for (k = 0; k < n; k++)
+				(void)upf_uepool_add(&a->uepool[i][j][px[k].af == 4 ? 0 : 1],
+						     px[k].af, px[k].a, px[k].plen);
+			if (n != 0)
+				a->up_features |= PFCP_UPF_UEIP;
+		}
 	}
 	if (a->up_features & PFCP_UPF_UEIP) {
 		struct rte_hash_parameters hp = {

@@ -858,6 +858,17 @@ def e2e(h):
         check(o.get("ue4") not in (None, c1["ue4"]) and o.get("ue6") not in (None, c1["ue6"]),
               "S5 was given S4's addresses or none: %r" % r2.created)
         smf.delete(r2.up_seid)
+        # Naming the pool "ent-a" (ue_alloc.ent-a): both addresses from it.
+        pp = [dict(p, pool="ent-a", ni=None) for p in pdrs]
+        r3 = smf.establish(6, pdrs=pp, fars=fars)
+        check(r3.cause == 1, "S6 (pool ent-a): %r" % r3)
+        o = r3.created.get(2, {})
+        check(o.get("ue4") and o.get("ue6") and
+              ipaddress.ip_address(o["ue4"]) in ipaddress.ip_network("10.45.201.0/24") and
+              ipaddress.ip_address(o["ue6"]) in ipaddress.ip_network("fd00:45:0:fe00::/56"),
+              "S6: addresses %r not of ue_alloc.ent-a (10.45.201.0/24, fd00:45:0:fe00::/56)" %
+              r3.created)
+        smf.delete(r3.up_seid)
         # Traffic from and to the chosen addresses; the UE's IPv6 address is
         # any in its /64.
         host6 = str(ue6 + 0x1234)
@@ -2224,6 +2235,18 @@ def main():
                             ("55", "Session Deletion Response"),
                             ("56", "Session Report Request")):
                 check(t in types, "no %s from lanefwd was captured" % what)
+            # The Association Setup Response announces the named pools,
+            # as tshark's pfcp dissector reads them.
+            rows = tshark_rows(h.pfcp_cap.path, ["pfcp.ue_ip_address_pool_identity"],
+                               ["-d", "udp.port==%d,pfcp" % h.port, "-Y",
+                                "pfcp.msg_type == 6 && udp.srcport == %d" % h.port])
+            # (a bytes field: tshark prints each as hex)
+            got = [",".join(bytes.fromhex(x).decode(errors="replace")
+                            for x in r["pfcp.ue_ip_address_pool_identity"].split(","))
+                   for r in rows]
+            check(got and all(g == "internet-main,ent-a" for g in got),
+                  "Association Setup Response pools as tshark reads them: %r "
+                  "(want internet-main,ent-a)" % got)
     except CheckError as e:
         h.failures.append("PFCP messages through tshark: %s" % e)
     if smf is not None:

@@ -155,6 +155,8 @@ $extra
 [network_instance internet]
 ue_pool = 10.45.0.0/16, fd00:45::/48
 ue_alloc = 10.45.200.0/24, fd00:45:0:ff00::/56
+ue_alloc_pool_id = internet-main
+ue_alloc.ent-a = 10.45.201.0/24, fd00:45:0:fe00::/56
 ${UPF_CONF_APPEND:-}
 EOF
 }

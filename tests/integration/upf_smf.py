@@ -71,7 +71,7 @@ class PFCPError(Exception):
 # ---------------------------------------------------------------- rules
 
 def pdr(pid, precedence, src, far=None, teid=None, n3="", ue=None, ue6=None, ni="internet",
-        qfi=None, sdf=(), ohr=False, qers=(), urrs=(), choose_id=None):
+        qfi=None, sdf=(), ohr=False, qers=(), urrs=(), choose_id=None, pool=None):
     """A Create PDR description.
 
     src: "access" (uplink) or "core" (downlink). teid: an int (the local
@@ -81,11 +81,13 @@ def pdr(pid, precedence, src, far=None, teid=None, n3="", ue=None, ue6=None, ni=
     "choose" (CHV4 / CHV6: the UPF allocates from the instance's ue_alloc).
     sdf: Flow Descriptions ("permit out ..."), or (flow, tos, mask) tuples
     (flow may be None for a ToS-only filter). ohr: outer header removal
-    (GTP-U/UDP/IPv4; "v6" for GTP-U/UDP/IPv6).
+    (GTP-U/UDP/IPv4; "v6" for GTP-U/UDP/IPv6). pool: a UE IP address Pool
+    Identity (29.244 8.2.153) for ue / ue6 "choose".
     """
     return {"id": pid, "precedence": precedence, "src": src, "far": far, "teid": teid,
             "n3": n3, "ue": ue, "ue6": ue6, "ni": ni, "qfi": qfi, "sdf": list(sdf),
-            "ohr": ohr, "qers": list(qers), "urrs": list(urrs), "choose_id": choose_id}
+            "ohr": ohr, "qers": list(qers), "urrs": list(urrs), "choose_id": choose_id,
+            "pool": pool}
 
 
 def far(fid, action="FORW", dst="core", ni=None, ohc=None):
@@ -176,6 +178,11 @@ def _pdr_ies(d):
         ies.append(P.IE_URR_Id(id=u))
     for q in d["qers"]:
         ies.append(P.IE_QER_Id(id=q))
+    if d.get("pool") is not None:
+        # UE IP address Pool Identity (type 177): this scapy has no class
+        # for it; a 2-octet length, then the identity.
+        ident = d["pool"].encode()
+        ies.append(P.IE_NotImplemented(ietype=177, data=struct.pack("!H", len(ident)) + ident))
     return ies
 
 

@@ -354,6 +354,54 @@ static const struct bad_case bad_cases[] = {
 	  "ue_pool = 10.46.0.0/16\nue_alloc = 10.46.0.0/24\nue_alloc_pool_id = p1\n" TAIL,
 	  { "@:10: [network_instance ims] ue_alloc_pool_id = 'p1'",
 	    "[network_instance internet] has the same pool identity" } },
+	{ "ni_named_outside_pool",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = 10.45.0.0/16\n"
+	  "ue_alloc.ent-a = 10.46.0.0/24\n" TAIL,
+	  { "@:5: [network_instance internet] ue_alloc.ent-a = '10.46.0.0/24'",
+	    "'10.46.0.0/24' is not inside any ue_pool prefix" } },
+	{ "ni_named_v6_len",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = fd00::/16\n"
+	  "ue_alloc.ent-a = fd00:45::/72\n" TAIL,
+	  { "@:5: [network_instance internet] ue_alloc.ent-a = 'fd00:45::/72'",
+	    "IPv6 /32 to /64" } },
+	{ "ni_named_overlaps_alloc",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = 10.45.0.0/16\n"
+	  "ue_alloc = 10.45.0.0/24\nue_alloc.ent-a = 10.45.1.0/24, 10.45.0.128/25\n" TAIL,
+	  { "@:6: [network_instance internet] ue_alloc.ent-a = '10.45.1.0/24, 10.45.0.128/25'",
+	    "'10.45.0.128/25' overlaps ue_alloc's '10.45.0.0/24'" } },
+	{ "ni_named_overlap_each_other",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = fd00:45::/48\n"
+	  "ue_alloc.ent-a = fd00:45:0:100::/56\nue_alloc.ent-b = fd00:45::/52\n" TAIL,
+	  { "@:6: [network_instance internet] ue_alloc.ent-b = 'fd00:45::/52'",
+	    "overlaps ue_alloc.ent-a's 'fd00:45:0:100::/56'" } },
+	{ "ni_named_overlap_itself",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = 10.45.0.0/16\n"
+	  "ue_alloc.ent-a = 10.45.0.0/23, 10.45.1.0/24\n" TAIL,
+	  { "@:5: [network_instance internet] ue_alloc.ent-a", "overlaps ue_alloc.ent-a's" } },
+	{ "ni_named_same_as_pool_id",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = 10.45.0.0/16\n"
+	  "ue_alloc = 10.45.0.0/24\nue_alloc_pool_id = p1\nue_alloc.p1 = 10.45.1.0/24\n" TAIL,
+	  { "@:7: [network_instance internet] ue_alloc.p1 = '10.45.1.0/24'",
+	    "[network_instance internet] has the same pool identity" } },
+	{ "ni_pool_id_same_as_named",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = 10.45.0.0/16\n"
+	  "ue_alloc.p1 = 10.45.1.0/24\n[network_instance ims]\nue_pool = 10.46.0.0/16\n"
+	  "ue_alloc = 10.46.0.0/24\nue_alloc_pool_id = p1\n" TAIL,
+	  { "@:9: [network_instance ims] ue_alloc_pool_id = 'p1'",
+	    "[network_instance internet] has the same pool identity (ue_alloc.p1)" } },
+	{ "ni_named_bad_id",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = 10.45.0.0/16\n"
+	  "ue_alloc.p*q = 10.45.1.0/24\n" TAIL,
+	  { "@:5: [network_instance internet] ue_alloc.p*q = '10.45.1.0/24'",
+	    "pool identity character 2" } },
+	{ "ni_named_no_id",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = 10.45.0.0/16\n"
+	  "ue_alloc. = 10.45.1.0/24\n" TAIL,
+	  { "@:5: [network_instance internet] ue_alloc. = '10.45.1.0/24'", "1 to 63 characters" } },
+	{ "ni_named_not_prefix",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = 10.45.0.0/16\n"
+	  "ue_alloc.ent-a = 10.45.1.0\n" TAIL,
+	  { "@:5: [network_instance internet] ue_alloc.ent-a = '10.45.1.0'", "not a prefix" } },
 	{ "ni_bad_name",
 	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance in/ternet]\nue_pool = 10.45.0.0/16\n" TAIL,
 	  { "@:3: [network_instance in/ternet]", "NAME of letters" } },
@@ -1556,6 +1604,105 @@ test_bool_spellings(void **state)
 	free(cfg);
 }
 
+/*
+ * ue_alloc.ID: further named pools of an instance, parsed in order beside
+ * ue_alloc, written back by config_dump(); an instance may have named
+ * pools only. Pools whose announcement would not fit the Association
+ * Setup Response are refused on the key that overflows it.
+ */
+static void
+test_upf_named_pools(void **state)
+{
+	static const char text[] =
+		"[upf]\nn3_ipv4 = 10.0.0.1\n"
+		"[network_instance internet]\nue_pool = 10.45.0.0/16, fd00:45::/48\n"
+		"ue_alloc = 10.45.0.0/24\nue_alloc_pool_id = inet\n"
+		"ue_alloc.ent-a = 10.45.1.0/24, fd00:45:0:100::/56\n"
+		"ue_alloc.ent-b@corp = 10.45.2.0/25\n"
+		"[network_instance ims]\nue_pool = fd00:99::/48\nue_alloc.ims-v6 = fd00:99::/56\n" TAIL;
+	struct lf_config *cfg = calloc(1, sizeof(*cfg));
+	struct lf_config *back = calloc(1, sizeof(*back));
+	const struct lf_upf_ni_conf *ni;
+	char err[LF_ERR_LEN], path[PATH_MAX];
+	static char big[64 * 1024];
+	size_t o = 0;
+	unsigned int i, k;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(cfg);
+	assert_non_null(back);
+	load_valid(cfg, "", "named_pools.ini", text, "named pools");
+	assert_int_equal(cfg->upf.n_ni, 2);
+	ni = &cfg->upf.ni[0];
+	assert_string_equal(ni->pool_id, "inet");
+	assert_int_equal(ni->n_alloc, 1);
+	assert_int_equal(ni->n_named, 2);
+	assert_string_equal(ni->named[0].id, "ent-a");
+	assert_int_equal(ni->named[0].n, 2);
+	assert_int_equal(ni->named[0].p[0].af, 4);
+	assert_int_equal(ni->named[0].p[0].plen, 24);
+	assert_memory_equal(ni->named[0].p[0].a, "\x0a\x2d\x01\x00", 4);
+	assert_int_equal(ni->named[0].p[1].af, 6);
+	assert_int_equal(ni->named[0].p[1].plen, 56);
+	assert_memory_equal(ni->named[0].p[1].a, "\xfd\x00\x00\x45\x00\x00\x01\x00", 8);
+	assert_string_equal(ni->named[1].id, "ent-b@corp");
+	assert_int_equal(ni->named[1].n, 1);
+	assert_int_equal(ni->named[1].p[0].plen, 25);
+	ni = &cfg->upf.ni[1];
+	assert_int_equal(ni->n_alloc, 0);
+	assert_string_equal(ni->pool_id, "");
+	assert_int_equal(ni->n_named, 1);
+	assert_string_equal(ni->named[0].id, "ims-v6");
+
+	snprintf(path, sizeof(path), "%s/named_pools_dump.ini", tmp_dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	config_dump(cfg, f);
+	assert_int_equal(fclose(f), 0);
+	remember(strdup(path));
+	if (config_load(path, back, err, sizeof(err)) != 0)
+		fail_msg("dumped file rejected: %s", err);
+	assert_int_equal(back->upf.n_ni, cfg->upf.n_ni);
+	for (i = 0; i < cfg->upf.n_ni; i++)
+		assert_memory_equal(&back->upf.ni[i], &cfg->upf.ni[i], sizeof(cfg->upf.ni[i]));
+	config_free(back);
+	config_free(cfg);
+
+	/* Instances of 9 pools, names of 40 characters (a section name is
+	 * 63 at most), identities of 60 (ue_alloc_pool_id) and 50 (a key is
+	 * 63 at most): 946 bytes of Pool Information each, so 6 fit
+	 * LF_UPF_POOL_INFO_MAX and the 7th does not (6622 bytes): refused on
+	 * its last pool key. */
+	o += (size_t)snprintf(big + o, sizeof(big) - o, "[upf]\nn3_ipv4 = 10.0.0.1\n");
+	for (i = 0; i < 7; i++) {
+		o += (size_t)snprintf(big + o, sizeof(big) - o,
+				      "[network_instance n%u%038u]\nue_pool = 10.%u.0.0/16\n"
+				      "ue_alloc = 10.%u.0.0/24\nue_alloc_pool_id = p%u%058u\n",
+				      i, 0u, i, i, i, 0u);
+		for (k = 1; k < 9; k++)
+			o += (size_t)snprintf(big + o, sizeof(big) - o,
+					      "ue_alloc.q%u%u%047u = 10.%u.%u.0/24\n", i, k, 0u, i,
+					      k);
+	}
+	o += (size_t)snprintf(big + o, sizeof(big) - o, "%s", TAIL);
+	assert_true(o < sizeof(big));
+	snprintf(path, sizeof(path), "%s/named_pools_big.ini", tmp_dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_true(fputs(big, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+	remember(strdup(path));
+	assert_int_not_equal(config_load(path, back, err, sizeof(err)), 0);
+	print_message("named_pools_big -> %s\n", err);
+	assert_non_null(strstr(err, "[network_instance n6"));
+	assert_non_null(strstr(err, "ue_alloc.q68"));
+	assert_non_null(strstr(err, "take 6622 bytes"));
+	assert_non_null(strstr(err, "over 6144"));
+	free(back);
+	free(cfg);
+}
+
 /* config_dump() writes a file that loads back into the same configuration. */
 static void
 test_dump_round_trip(void **state)
@@ -1800,6 +1947,7 @@ main(void)
 		cmocka_unit_test(test_tx_only_port),
 		cmocka_unit_test(test_bool_spellings),
 		cmocka_unit_test(test_dump_round_trip),
+		cmocka_unit_test(test_upf_named_pools),
 		cmocka_unit_test(test_eal_args_vdev_only),
 		cmocka_unit_test(test_eal_args_full),
 		cmocka_unit_test(test_eal_args_one_per_port),

@@ -56,6 +56,7 @@
 #define GNB_V4 0xc0a80302u
 #define UE_POOL 0x0a2d0000u /* 10.45.0.0/16, network instance "internet" */
 #define UE_ALLOC 0x0a2d8000u /* 10.45.128.0/29 of it: .1 to .6 for CHV4 */
+#define UE_ENT_A 0x0a2d8100u /* 10.45.129.0/30 of it: pool "ent-a", .1 and .2 */
 #define CP_NODE "10.0.0.9"
 
 static struct lf_config cfg;
@@ -747,6 +748,20 @@ conf_init(void)
 	u->ni[1].n_alloc = 1;
 	prefix6(&u->ni[1].alloc[0], "fd00:99:0:2::", 63);
 	snprintf(u->ni[1].pool_id, sizeof(u->ni[1].pool_id), "pool-i");
+	/* Named pools beside them: "ent-a" of "internet" (IPv4 10.45.129.0/30,
+	 * two addresses, and one IPv6 /64), "ims-2" of "ims" (one /64). */
+	u->ni[0].n_named = 1;
+	snprintf(u->ni[0].named[0].id, sizeof(u->ni[0].named[0].id), "ent-a");
+	u->ni[0].named[0].n = 2;
+	u->ni[0].named[0].p[0].af = 4;
+	u->ni[0].named[0].p[0].plen = 30;
+	pool = htonl(UE_ENT_A);
+	memcpy(u->ni[0].named[0].p[0].a, &pool, 4);
+	prefix6(&u->ni[0].named[0].p[1], "fd00:45:0:10::", 64);
+	u->ni[1].n_named = 1;
+	snprintf(u->ni[1].named[0].id, sizeof(u->ni[1].named[0].id), "ims-2");
+	u->ni[1].named[0].n = 1;
+	prefix6(&u->ni[1].named[0].p[0], "fd00:99:0:4::", 64);
 }
 
 static void
@@ -869,10 +884,22 @@ test_association(void **state)
 	assert_true(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 0, &t));
 	assert_int_equal(t.len, 4 + 8 + 4 + 8);
 	assert_memory_equal(t.v, "\x00\xb1\x00\x08\x00\x06pool-a\x00\x16\x00\x08internet", 24);
+	/* Then its named pool, then "ims"'s two. */
 	assert_true(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 1, &t));
+	assert_int_equal(t.len, 4 + 7 + 4 + 8);
+	assert_memory_equal(t.v,
+			    "\x00\xb1\x00\x07\x00\x05"
+			    "ent-a\x00\x16\x00\x08internet",
+			    23);
+	assert_true(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 2, &t));
 	assert_int_equal(t.len, 4 + 8 + 4 + 3);
 	assert_memory_equal(t.v, "\x00\xb1\x00\x08\x00\x06pool-i\x00\x16\x00\x03ims", 19);
-	assert_false(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 2, &t));
+	assert_true(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 3, &t));
+	assert_memory_equal(t.v,
+			    "\x00\xb1\x00\x07\x00\x05"
+			    "ims-2\x00\x16\x00\x03ims",
+			    18);
+	assert_false(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 4, &t));
 	assert_true(msg_ie(PFCP_IE_RECOVERY_TIME_STAMP, 0, &t));
 	tel_has("/lanefwd/upf", "\"associations\":1");
 }
@@ -1329,6 +1356,28 @@ pool_session(const struct pdr_spec *ul, const struct pdr_spec *dl, uint64_t cp_s
 }
 
 /*
+ * An uplink PDR with CHOOSE (F-TEID) and CHV4 naming pool, to FAR 1, and
+ * a downlink one with CHV4 naming it too, to FAR 2 (pool_session()).
+ */
+static void
+pool_pdrs(const char *pool, struct pdr_spec *ul, struct pdr_spec *dl)
+{
+	*ul = (struct pdr_spec){ .id = 1,
+				 .prec = 100,
+				 .src = UPF_IF_ACCESS,
+				 .choose = true,
+				 .chid = -1,
+				 .ue_ch = 0x10,
+				 .pool = pool,
+				 .far = 1 };
+	*dl = *ul;
+	dl->id = 2;
+	dl->src = UPF_IF_CORE;
+	dl->choose = false;
+	dl->far = 2;
+}
+
+/*
  * UE IP address Pool Identity with CHV4: the pool names the instance (no
  * Network Instance IE needed); a pool not configured, or another
  * instance's than the Network Instance IE names, is Cause 73 naming the
@@ -1337,24 +1386,13 @@ pool_session(const struct pdr_spec *ul, const struct pdr_spec *dl, uint64_t cp_s
 static void
 test_choose_ue_pool_id(void **state)
 {
-	struct pdr_spec ul = { .id = 1,
-			       .prec = 100,
-			       .src = UPF_IF_ACCESS,
-			       .choose = true,
-			       .chid = -1,
-			       .ue_ch = 0x10,
-			       .pool = "pool-a",
-			       .far = 1 };
-	struct pdr_spec dl = ul;
+	struct pdr_spec ul, dl;
 	const uint32_t base = counts().sessions;
 	uint64_t up;
 	uint32_t a;
 
 	(void)state;
-	dl.id = 2;
-	dl.src = UPF_IF_CORE;
-	dl.choose = false;
-	dl.far = 2;
+	pool_pdrs("pool-a", &ul, &dl);
 	for (unsigned int k = 0; k < 3; k++) {
 		/* k: the pool; an unknown one; the pool with another instance named. */
 		ul.pool = dl.pool = k == 1 ? "pool-b" : "pool-a";
@@ -1393,6 +1431,96 @@ test_choose_ue_pool_id(void **state)
 		assert_int_equal(ue_ie.v[8] & 0xfe, 0x02);
 		delete (up);
 	}
+	assert_int_equal(counts().sessions, base);
+}
+
+/*
+ * A named pool (ue_alloc.ID) beside the instance's ue_alloc: a CHOOSE that
+ * names it takes from it, in pool order, one that names none never does;
+ * an address the SMF gave from it is not handed out; a full one is Cause
+ * 75 (no resources). A family the named pool lacks comes from the
+ * instance's ue_alloc, or is Cause 73 on the UE IP Address where that has
+ * none.
+ */
+static void
+test_choose_ue_named_pool(void **state)
+{
+	struct pdr_spec ul, dl;
+	const uint32_t base = counts().sessions;
+	uint64_t up[3];
+	uint32_t a;
+
+	(void)state;
+	pool_pdrs("ent-a", &ul, &dl);
+	/* CHV4 from "ent-a": .1, then .2 (network and broadcast left out). */
+	for (unsigned int k = 0; k < 2; k++) {
+		pool_session(&ul, &dl, 700 + k);
+		up[k] = est_ok(700 + k);
+		assert_int_equal(created_ue(2), 0x02);
+		a = (uint32_t)be(ue_ie.v + 1, 4);
+		assert_int_equal(a, UE_ENT_A + 1 + k);
+		assert_int_equal(dp_of_ue(a)->up_seid, up[k]);
+	}
+	/* Full: no resources, nothing left; one naming no pool still gets
+	 * an address of ue_alloc. */
+	pool_session(&ul, &dl, 702);
+	recv_type(PFCP_SESS_EST_RESP, 2000);
+	assert_cause(PFCP_CAUSE_NO_RESOURCES);
+	assert_int_equal(counts().sessions, base + 2);
+	ul.pool = dl.pool = NULL;
+	ul.ni = dl.ni = "internet";
+	pool_session(&ul, &dl, 703);
+	up[2] = est_ok(703);
+	assert_int_equal(created_ue(2), 0x02);
+	a = (uint32_t)be(ue_ie.v + 1, 4);
+	assert_true(a > UE_ALLOC && a < UE_ALLOC + 7);
+	for (unsigned int k = 0; k < 3; k++)
+		delete (up[k]);
+
+	/* An address of "ent-a" the SMF gave (a downlink PDR's, .1) is not
+	 * handed out: the pool gives .2, then is full. */
+	{
+		struct pdr_spec gul = ul, gdl = dl;
+
+		gul.ue_ch = gdl.ue_ch = 0;
+		gdl.ue4 = UE_ENT_A + 1;
+		pool_session(&gul, &gdl, 710);
+		up[0] = est_ok(710);
+	}
+	ul.pool = dl.pool = "ent-a";
+	ul.ni = dl.ni = NULL;
+	pool_session(&ul, &dl, 711);
+	up[1] = est_ok(711);
+	assert_int_equal(created_ue(2), 0x02);
+	assert_int_equal((uint32_t)be(ue_ie.v + 1, 4), UE_ENT_A + 2);
+	pool_session(&ul, &dl, 712);
+	recv_type(PFCP_SESS_EST_RESP, 2000);
+	assert_cause(PFCP_CAUSE_NO_RESOURCES);
+	delete (up[0]);
+	delete (up[1]);
+
+	/* CHV4 and CHV6 naming "ent-a": both from it, the /64 its one. */
+	ul.ue_ch = dl.ue_ch = 0x30;
+	pool_session(&ul, &dl, 720);
+	up[0] = est_ok(720);
+	assert_int_equal(created_ue(2), 0x03);
+	assert_true((uint32_t)be(ue_ie.v + 1, 4) >= UE_ENT_A + 1 &&
+		    (uint32_t)be(ue_ie.v + 1, 4) <= UE_ENT_A + 2);
+	assert_memory_equal(ue_ie.v + 5, "\xfd\x00\x00\x45\x00\x00\x00\x10", 8);
+	delete (up[0]);
+
+	/* "ims-2" (IPv6 only) with CHV6: its /64; with CHV4 as well, IPv4
+	 * would come from "ims"'s ue_alloc, which has none: Cause 73. */
+	ul.pool = dl.pool = "ims-2";
+	ul.ue_ch = dl.ue_ch = 0x20;
+	pool_session(&ul, &dl, 730);
+	up[0] = est_ok(730);
+	assert_int_equal(created_ue(2), 0x01);
+	assert_memory_equal(ue_ie.v + 1, "\xfd\x00\x00\x99\x00\x00\x00\x04", 8);
+	delete (up[0]);
+	ul.ue_ch = dl.ue_ch = 0x30;
+	pool_session(&ul, &dl, 731);
+	refused_on_rule(PFCP_IE_UE_IP_ADDRESS);
 	assert_int_equal(counts().sessions, base);
 }
 
@@ -2238,6 +2366,7 @@ main(void)
 		cmocka_unit_test(test_establish_choose),
 		cmocka_unit_test(test_establish_choose_ue),
 		cmocka_unit_test(test_choose_ue_pool_id),
+		cmocka_unit_test(test_choose_ue_named_pool),
 		cmocka_unit_test(test_choose_ue_uplink_only),
 		cmocka_unit_test(test_choose_ue_given_uplink_only),
 		cmocka_unit_test(test_modify_and_reports),
