@@ -1832,7 +1832,7 @@ pdr_set_pool(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pf
 	     struct pfcp_err *e)
 {
 	int ni = -1;
-	unsigned int i, k, j = 0, f;
+	unsigned int i, k, j = 0, f, set = 0;
 
 	for (i = 0; i < src->n_pool_id; i++) {
 		for (k = 0; k < a->uc.n_ni; k++) {
@@ -1862,9 +1862,12 @@ pdr_set_pool(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pf
 				       "network instances",
 				       dst->id, src->pool_id[0], src->pool_id[i]);
 		ni = (int)k;
+		/* The first that has the family (ue_alloc is pool 0 too). */
 		for (f = 0; f < 2; f++)
-			if (dst->ue_pool[f] == 0 && a->uepool[k][j][f].total != 0)
+			if (!(set & (1u << f)) && a->uepool[k][j][f].total != 0) {
 				dst->ue_pool[f] = (uint8_t)j;
+				set |= 1u << f;
+			}
 	}
 	if (src->ni_name[0] != '\0' && dst->ni != ni)
 		return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_POOL_ID, PFCP_RULE_PDR,

@@ -1440,7 +1440,7 @@ test_choose_ue_pool_id(void **state)
  * an address the SMF gave from it is not handed out; a full one is Cause
  * 75 (no resources). A family the named pool lacks comes from the
  * instance's ue_alloc, or is Cause 73 on the UE IP Address where that has
- * none.
+ * none. Of two pools named for one family, the first gives.
  */
 static void
 test_choose_ue_named_pool(void **state)
@@ -1521,6 +1521,17 @@ test_choose_ue_named_pool(void **state)
 	ul.ue_ch = dl.ue_ch = 0x30;
 	pool_session(&ul, &dl, 731);
 	refused_on_rule(PFCP_IE_UE_IP_ADDRESS);
+
+	/* "pool-a" (ue_alloc) then "ent-a", both IPv4: the first named. */
+	ul.pool = dl.pool = "pool-a";
+	ul.pool2 = dl.pool2 = "ent-a";
+	ul.ue_ch = dl.ue_ch = 0x10;
+	pool_session(&ul, &dl, 740);
+	up[0] = est_ok(740);
+	assert_int_equal(created_ue(2), 0x02);
+	a = (uint32_t)be(ue_ie.v + 1, 4);
+	assert_true(a > UE_ALLOC && a < UE_ALLOC + 7);
+	delete (up[0]);
 	assert_int_equal(counts().sessions, base);
 }
 
