@@ -291,6 +291,17 @@ struct lf_upf_ni_conf {
 	} named[LF_UPF_MAX_NAMED];
 };
 
+/** An instance's allocating pools: 0 is ue_alloc, k the ue_alloc.ID named[k - 1]. */
+#define LF_UPF_POOLS_PER_NI (1 + LF_UPF_MAX_NAMED)
+
+/** The prefixes of ni's allocating pool k (k <= ni->n_named) into *p; their count. */
+static inline unsigned int
+lf_upf_ni_alloc(const struct lf_upf_ni_conf *ni, unsigned int k, const struct lf_upf_prefix **p)
+{
+	*p = k == 0 ? ni->alloc : ni->named[k - 1].p;
+	return k == 0 ? ni->n_alloc : ni->named[k - 1].n;
+}
+
 /**
  * [upf]: lanefwd as a 5G UPF (docs/upf.md). The N3 addresses receive
  * GTP-U (uplink) and are the outer source of downlink encapsulation; the UE

@@ -1299,6 +1299,16 @@ alloc_check(struct ctx *c, const struct lf_upf_ni_conf *ni, const char *key, con
 	return 0;
 }
 
+/* The key of ni's allocating pool k: "ue_alloc" or "ue_alloc.ID". */
+static const char *
+alloc_key(const struct lf_upf_ni_conf *ni, unsigned int k, char *buf, size_t len)
+{
+	if (k == 0)
+		return "ue_alloc";
+	snprintf(buf, len, "ue_alloc.%s", ni->named[k - 1].id);
+	return buf;
+}
+
 /* The value of key in the section's entries (the last, as rte_cfgfile gives them). */
 static const char *
 entry_val(const struct rte_cfgfile_entry *e, int n, const char *key)
@@ -1327,11 +1337,12 @@ pool_info_bytes(const struct lf_upf_ni_conf *ni, const char *id)
  */
 static int
 pool_info_check(struct ctx *c, const struct lf_config *cfg, const struct lf_upf_ni_conf *ni,
-		struct rte_cfgfile_entry *e, int n)
+		const struct rte_cfgfile_entry *e, int n)
 {
 	size_t bytes = 0;
 	unsigned int i, k;
-	char key[80];
+	const char *key;
+	char kb[80];
 
 	for (i = 0; i < cfg->upf.n_ni; i++) {
 		const struct lf_upf_ni_conf *o = &cfg->upf.ni[i];
@@ -1343,15 +1354,30 @@ pool_info_check(struct ctx *c, const struct lf_config *cfg, const struct lf_upf_
 	}
 	if (bytes <= LF_UPF_POOL_INFO_MAX)
 		return 0;
-	if (ni->n_named != 0)
-		snprintf(key, sizeof(key), "ue_alloc.%s", ni->named[ni->n_named - 1].id);
-	else
-		snprintf(key, sizeof(key), "ue_alloc_pool_id");
+	/* The instance's last pool key, or the identity of its ue_alloc. */
+	key = ni->n_named != 0 ? alloc_key(ni, ni->n_named, kb, sizeof(kb)) : "ue_alloc_pool_id";
 	return key_fail(c, key, entry_val(e, n, key),
 			"the named pools' UE IP address Pool Information would take %zu "
 			"bytes of the Association Setup Response, over %u: use shorter pool "
 			"identities or instance names, or fewer pools",
 			bytes, LF_UPF_POOL_INFO_MAX);
+}
+
+/* Prefix y of pool t overlaps prefix x of pool s: the error, on t's key. */
+static int
+overlap_fail(struct ctx *c, const struct lf_upf_ni_conf *ni, const struct rte_cfgfile_entry *e,
+	     int n, unsigned int s, const struct lf_upf_prefix *x, unsigned int t,
+	     const struct lf_upf_prefix *y)
+{
+	char kb[80], ob[80], a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	const char *key = alloc_key(ni, t, kb, sizeof(kb));
+
+	inet_ntop(x->af == 4 ? AF_INET : AF_INET6, x->a, a, sizeof(a));
+	inet_ntop(y->af == 4 ? AF_INET : AF_INET6, y->a, b, sizeof(b));
+	return key_fail(c, key, entry_val(e, n, key),
+			"'%s/%u' overlaps %s's '%s/%u': an address is in one allocating pool "
+			"at most",
+			b, y->plen, alloc_key(ni, s, ob, sizeof(ob)), a, x->plen);
 }
 
 /* Whether prefixes x and y share an address. */
@@ -1369,44 +1395,21 @@ prefixes_overlap(const struct lf_upf_prefix *x, const struct lf_upf_prefix *y)
  * an address from would otherwise not be one answer.
  */
 static int
-alloc_overlap_check(struct ctx *c, const struct lf_upf_ni_conf *ni, struct rte_cfgfile_entry *e,
-		    int n)
+alloc_overlap_check(struct ctx *c, const struct lf_upf_ni_conf *ni,
+		    const struct rte_cfgfile_entry *e, int n)
 {
-	const unsigned int n_sets = 1 + ni->n_named;
-	unsigned int s, t, i, j;
+	unsigned int s, t, i, j, ns, nt;
+	const struct lf_upf_prefix *ps, *pt;
 
-	for (s = 0; s < n_sets; s++) {
-		const struct lf_upf_prefix *ps = s == 0 ? ni->alloc : ni->named[s - 1].p;
-		const unsigned int ns = s == 0 ? ni->n_alloc : ni->named[s - 1].n;
-
-		for (t = s; t < n_sets; t++) {
-			const struct lf_upf_prefix *pt = t == 0 ? ni->alloc : ni->named[t - 1].p;
-			const unsigned int nt = t == 0 ? ni->n_alloc : ni->named[t - 1].n;
-			char key[80], other[80], a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
-
+	for (s = 0; s <= ni->n_named; s++) {
+		ns = lf_upf_ni_alloc(ni, s, &ps);
+		for (t = s; t <= ni->n_named; t++) {
+			nt = lf_upf_ni_alloc(ni, t, &pt);
 			for (i = 0; i < ns; i++)
-				for (j = s == t ? i + 1 : 0; j < nt; j++) {
-					if (!prefixes_overlap(&ps[i], &pt[j]))
-						continue;
-					if (t == 0)
-						snprintf(key, sizeof(key), "ue_alloc");
-					else
-						snprintf(key, sizeof(key), "ue_alloc.%s",
-							 ni->named[t - 1].id);
-					if (s == 0)
-						snprintf(other, sizeof(other), "ue_alloc");
-					else
-						snprintf(other, sizeof(other), "ue_alloc.%s",
-							 ni->named[s - 1].id);
-					inet_ntop(ps[i].af == 4 ? AF_INET : AF_INET6, ps[i].a, a,
-						  sizeof(a));
-					inet_ntop(pt[j].af == 4 ? AF_INET : AF_INET6, pt[j].a, b,
-						  sizeof(b));
-					return key_fail(c, key, entry_val(e, n, key),
-							"'%s/%u' overlaps %s's '%s/%u': an address "
-							"is in one allocating pool at most",
-							b, pt[j].plen, other, a, ps[i].plen);
-				}
+				for (j = s == t ? i + 1 : 0; j < nt; j++)
+					if (prefixes_overlap(&ps[i], &pt[j]))
+						return overlap_fail(c, ni, e, n, s, &ps[i], t,
+								    &pt[j]);
 		}
 	}
 	return 0;
@@ -1416,7 +1419,6 @@ static int
 load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfile_entry *e, int n)
 {
 	struct lf_upf_ni_conf *ni;
-	const char *alloc_val = NULL;
 	unsigned int i;
 	int k, ret;
 
@@ -1461,18 +1463,15 @@ load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfil
 				  alloc ? &ni->n_alloc : &ni->n_pools);
 		if (ret != 0)
 			return ret;
-		if (alloc)
-			alloc_val = val;
 	}
 	/* What the UP hands out must be routed to this instance's downlink. */
-	ret = alloc_check(c, ni, "ue_alloc", alloc_val, ni->alloc, ni->n_alloc);
-	if (ret != 0)
-		return ret;
-	for (i = 0; i < ni->n_named; i++) {
-		char key[80];
+	for (i = 0; i <= ni->n_named; i++) {
+		const struct lf_upf_prefix *p;
+		const unsigned int np = lf_upf_ni_alloc(ni, i, &p);
+		char kb[80];
+		const char *key = alloc_key(ni, i, kb, sizeof(kb));
 
-		snprintf(key, sizeof(key), "ue_alloc.%s", ni->named[i].id);
-		ret = alloc_check(c, ni, key, entry_val(e, n, key), ni->named[i].p, ni->named[i].n);
+		ret = alloc_check(c, ni, key, entry_val(e, n, key), p, np);
 		if (ret != 0)
 			return ret;
 	}
@@ -2383,11 +2382,12 @@ upf_dump(const struct lf_upf_conf *u, FILE *f)
 			prefixes_dump(f, "ue_alloc", u->ni[i].alloc, u->ni[i].n_alloc);
 		if (u->ni[i].pool_id[0] != '\0')
 			fprintf(f, "ue_alloc_pool_id = %s\n", u->ni[i].pool_id);
-		for (k = 0; k < u->ni[i].n_named; k++) {
-			char key[80];
+		for (k = 1; k <= u->ni[i].n_named; k++) {
+			const struct lf_upf_prefix *p;
+			const unsigned int np = lf_upf_ni_alloc(&u->ni[i], k, &p);
+			char kb[80];
 
-			snprintf(key, sizeof(key), "ue_alloc.%s", u->ni[i].named[k].id);
-			prefixes_dump(f, key, u->ni[i].named[k].p, u->ni[i].named[k].n);
+			prefixes_dump(f, alloc_key(&u->ni[i], k, kb, sizeof(kb)), p, np);
 		}
 	}
 }

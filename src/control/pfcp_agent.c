@@ -244,15 +244,12 @@ struct pa_counters {
 	uint64_t scans;
 };
 
-/* An instance's allocating pools: ue_alloc, then its ue_alloc.ID ones. */
-#define PA_POOLS_PER_NI (1 + LF_UPF_MAX_NAMED)
-
 struct pa_agent {
 	struct lf_upf_conf uc;
 	/* The named pools of uc's instances (ue_alloc with a
 	 * ue_alloc_pool_id, and each ue_alloc.ID), as the Association Setup
 	 * Response announces them (into uc's strings). */
-	struct pfcp_pool_info pools[LF_UPF_MAX_NI * PA_POOLS_PER_NI];
+	struct pfcp_pool_info pools[LF_UPF_MAX_NI * LF_UPF_POOLS_PER_NI];
 	unsigned int n_pools;
 	struct upf_store *st;
 	int fd;
@@ -270,7 +267,7 @@ struct pa_agent {
 	 * pool 0 the instance's ue_alloc (a CHOOSE naming no pool), pool k
 	 * its ue_alloc.ID k - 1 (only a CHOOSE that names ID).
 	 */
-	struct upf_uepool uepool[LF_UPF_MAX_NI][PA_POOLS_PER_NI][2];
+	struct upf_uepool uepool[LF_UPF_MAX_NI][LF_UPF_POOLS_PER_NI][2];
 	/*
 	 * The ue_alloc addresses live sessions name, chosen or given, that
 	 * none of their downlink PDRs names (struct upf_ue_key;
@@ -1819,6 +1816,28 @@ qer_find(const struct pa_work *w, uint32_t id)
 	return -1;
 }
 
+/* The pool named id: its instance *ni and its index *pool there (uepool[][pool]). */
+static bool
+pool_by_id(const struct pa_agent *a, const char *id, unsigned int *ni, unsigned int *pool)
+{
+	unsigned int k, j;
+
+	for (k = 0; k < a->uc.n_ni; k++) {
+		const struct lf_upf_ni_conf *c = &a->uc.ni[k];
+
+		*ni = k;
+		*pool = 0;
+		if (c->n_alloc != 0 && strcmp(c->pool_id, id) == 0)
+			return true;
+		for (j = 0; j < c->n_named; j++) {
+			*pool = j + 1;
+			if (strcmp(c->named[j].id, id) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
 /*
  * UE IP address Pool Identities with CHV4 / CHV6: each names a pool
  * (ue_alloc with its ue_alloc_pool_id, or a ue_alloc.ID), all of one
@@ -1832,25 +1851,10 @@ pdr_set_pool(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pf
 	     struct pfcp_err *e)
 {
 	int ni = -1;
-	unsigned int i, k, j = 0, f, set = 0;
+	unsigned int i, k, j, f, set = 0;
 
 	for (i = 0; i < src->n_pool_id; i++) {
-		for (k = 0; k < a->uc.n_ni; k++) {
-			const struct lf_upf_ni_conf *c = &a->uc.ni[k];
-
-			if (c->n_alloc != 0 && strcmp(c->pool_id, src->pool_id[i]) == 0) {
-				j = 0;
-				break;
-			}
-			for (j = 0; j < c->n_named; j++)
-				if (strcmp(c->named[j].id, src->pool_id[i]) == 0)
-					break;
-			if (j < c->n_named) {
-				j++;
-				break;
-			}
-		}
-		if (k == a->uc.n_ni)
+		if (!pool_by_id(a, src->pool_id[i], &k, &j))
 			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_POOL_ID,
 				       PFCP_RULE_PDR, dst->id,
 				       "PDR %u: UE IP address pool \"%s\" is not configured",
@@ -2468,7 +2472,7 @@ ni_alloc_contains(const struct pa_agent *a, unsigned int ni, unsigned int f, con
 {
 	unsigned int j;
 
-	for (j = 0; j < PA_POOLS_PER_NI; j++)
+	for (j = 0; j < LF_UPF_POOLS_PER_NI; j++)
 		if (upf_uepool_contains(&a->uepool[ni][j][f], addr))
 			return true;
 	return false;
@@ -4217,11 +4221,9 @@ pfcp_agent_start(const struct lf_config *cfg, struct upf_store *store, char *err
 		const struct lf_upf_ni_conf *ni = &a->uc.ni[i];
 		unsigned int j, k;
 
-		for (j = 0; j < PA_POOLS_PER_NI; j++) {
-			const struct lf_upf_prefix *px = j == 0 ? ni->alloc : ni->named[j - 1].p;
-			const unsigned int n = j == 0 ? ni->n_alloc
-				: j <= ni->n_named    ? ni->named[j - 1].n
-						      : 0;
+		for (j = 0; j < LF_UPF_POOLS_PER_NI; j++) {
+			const struct lf_upf_prefix *px = NULL;
+			const unsigned int n = j <= ni->n_named ? lf_upf_ni_alloc(ni, j, &px) : 0;
 
 			upf_uepool_init(&a->uepool[i][j][0], 4);
 			upf_uepool_init(&a->uepool[i][j][1], 6);
