@@ -285,8 +285,9 @@ struct pfcp_fseid {
  * UE range one filter of the PDR's at most UPF_MAX_SDF; no negation or
  * options), Application ID,
  * Ethernet Packet Filter, Traffic Endpoint ID, predefined rules, a UE
- * IPv6 prefix other than a /64 (IPv6D bits other than 0, IP6PL other than
- * 64; the fields saying /64 are accepted), outer
+ * IPv6 prefix longer than a /64 or shorter than a /48 (IPv6D bits or
+ * IP6PL; c.ue6_dbits has a delegated prefix's bits), CHV6 for a delegated
+ * prefix, outer
  * header removal other than GTP-U/UDP/IP, several QFIs in one PDI. With
  * CHV4 / CHV6 (c.ue_choose) the UE address of that family is absent: the
  * agent allocates it.

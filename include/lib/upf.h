@@ -45,6 +45,12 @@
 #define UPF_MAX_PDR_QER 2 /**< QERs one PDR names. */
 #define UPF_MAX_PDR_URR 2 /**< URRs one PDR names. */
 #define UPF_MAX_NI 16 /**< Network instances ([network_instance NAME]). */
+/**
+ * IPv6 prefix delegation bits a UE prefix may have (TS 29.244 8.2.62
+ * IPv6D): at most a /48. The UE table holds a delegated prefix as one key
+ * (upf_uetab.h).
+ */
+#define UPF_UE6_DBITS_MAX 16
 #define UPF_NI_NONE UINT8_MAX
 
 /** Source / destination interface values (TS 29.244 8.2.2, 8.2.24). */
@@ -99,6 +105,11 @@ struct upf_pdr_conf {
 	bool has_choose_id;
 	uint8_t choose_id; /**< Same CHOOSE ID in one request: same TEID. */
 	struct upf_ip ue4, ue6; /**< UE IP address (af 0: none). */
+	/**
+	 * IPv6 prefix delegation bits (IPv6D, or IP6PL below 64): ue6 is a
+	 * /(64 - ue6_dbits), 0 to UPF_UE6_DBITS_MAX; 0 is the UE's /64.
+	 */
+	uint8_t ue6_dbits;
 	/**
 	 * UE IP Address CHOOSE (CHV4 / CHV6) as the request asked it
 	 * (UPF_UE_CHOOSE_*), and which of ue4 / ue6 the UP allocated
@@ -219,6 +230,8 @@ struct upf_sess_conf {
 #define UPF_PDR_UE4 0x04 /**< Match the UE IPv4 address (inner src UL, dst DL). */
 #define UPF_PDR_UE6 0x08 /**< Match the UE IPv6 address (/64 prefix). */
 #define UPF_PDR_OHR 0x10 /**< Remove the outer header. */
+/** ue6 is a delegated prefix: upf_pdr_dp.ue6_dbits says how short. */
+#define UPF_PDR_UE6_PFX 0x20
 
 #define UPF_IDX_NONE UINT16_MAX
 
@@ -265,7 +278,8 @@ struct upf_pdr_dp {
 	uint8_t flags; /**< UPF_PDR_*. */
 	uint32_t teid;
 	uint32_t ue4; /**< Network order. */
-	uint8_t ue6[8]; /**< The UE's /64. */
+	uint8_t ue6[8]; /**< The UE's /64, or its delegated prefix (host bits zero). */
+	uint8_t ue6_dbits; /**< As upf_pdr_conf.ue6_dbits. */
 	uint8_t qfi;
 	uint8_t n_sdf;
 	uint16_t sdf; /**< First of n_sdf in the session's sdf array. */
@@ -299,7 +313,8 @@ struct upf_pdr_match {
 	uint8_t far_tunnel; /**< act.fwd.ohc != 0. */
 	uint32_t teid;
 	uint32_t ue4; /**< Network order. */
-	uint8_t ue6[8]; /**< The UE's /64. */
+	/** The UE's /64; a delegated prefix's first (UPF_PDR_UE6_PFX). */
+	uint8_t ue6[8];
 	uint32_t urr_slot0; /**< act.urr_slot[0]. */
 };
 

@@ -17,6 +17,14 @@
  * in the hash, so a reader that finds 0 there has its answer. Everything
  * else (IPv6 /64s, other prefixes, the SMF's own pools) is in the rte_hash.
  *
+ * A prefix delegated to a UE (a /48 to a /63, TS 23.501 5.8.2.2.4) is one
+ * hash key tagged with its length, not a key per /64: a fixed-wireless
+ * CPE's /56 would be 256. An IPv6 key that misses is looked up again at
+ * each delegated length some prefix has (dlen), the longest first: the
+ * longest prefix wins, as in routing. Traffic to /64s and IPv4 pays nothing
+ * for it: the second pass is for misses only, and only while a delegated
+ * prefix is held.
+ *
  * One atomic store publishes, repoints or clears an entry. Objects are
  * freed by the store after an RCU grace period, once no entry names them;
  * an entry needs none.
@@ -27,8 +35,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include <rte_byteorder.h>
 #include <rte_common.h>
+#include <rte_branch_prediction.h>
 #include <rte_hash.h>
 #include <rte_prefetch.h>
 
@@ -40,9 +51,15 @@
 struct upf_ue_key {
 	uint8_t ni;
 	uint8_t af;
-	uint8_t pad[6];
+	/** IPv6: a delegated prefix of 64 - dbits bits (a has its host bits
+	 * zero); 0: a /64, or IPv4. */
+	uint8_t dbits;
+	uint8_t pad[5];
 	uint8_t a[8]; /**< IPv4: a[0..3], rest zero; IPv6: the /64. */
 };
+
+/** The most delegation bits a key may have: a /48. */
+#define UPF_UE_DBITS_MAX 16
 
 /** Network instances that may have a direct range (LF_UPF_MAX_NI). */
 #define UPF_UE_DIR_NI 16
@@ -64,9 +81,35 @@ struct upf_ue_tab {
 		uint32_t n; /**< Addresses; 0: the instance has no range. */
 	} dir[UPF_UE_DIR_NI];
 	struct rte_hash *h; /**< struct upf_ue_key -> object: the rest. */
+	/** Bit d (1 to UPF_UE_DBITS_MAX): some key is a prefix of d
+	 * delegation bits. Set before such a key is added. */
+	uint32_t dlen;
 	/* Control thread only. */
 	uint32_t n_dir; /**< Keys in the arrays. */
+	uint32_t n_dlen[UPF_UE_DBITS_MAX + 1]; /**< Keys of each delegation length. */
 };
+
+/**
+ * The UE key of instance ni for address a of family af (4 or 6); for IPv6
+ * the /64 of a, or with dbits (1 to UPF_UE_DBITS_MAX) its prefix of
+ * 64 - dbits bits.
+ */
+static inline void
+upf_ue_key_make(struct upf_ue_key *k, uint8_t ni, uint8_t af, const uint8_t *a, unsigned int dbits)
+{
+	memset(k, 0, sizeof(*k));
+	k->ni = ni;
+	k->af = af;
+	memcpy(k->a, a, af == 4 ? 4 : 8);
+	if (af == 6 && dbits != 0) {
+		uint64_t v;
+
+		memcpy(&v, k->a, 8);
+		v = rte_cpu_to_be_64(rte_be_to_cpu_64(v) & (~UINT64_C(0) << dbits));
+		memcpy(k->a, &v, 8);
+		k->dbits = (uint8_t)dbits;
+	}
+}
 
 /** The entry of k when k is in a direct range, else NULL (ask the hash). */
 static inline uint64_t *
@@ -82,14 +125,31 @@ upf_ue_dir_slot(const struct upf_ue_tab *t, const struct upf_ue_key *k)
 }
 
 /**
+ * The IPv6 keys among keys[0..nk) that found nothing (obj[i] NULL), looked
+ * up as prefixes of each delegation length of dlen, the longest prefix
+ * (fewest bits) first; obj[i] gets the first found. upf_ue_lookup_bulk's
+ * second pass, out of line: only misses take it.
+ */
+void upf_ue_lookup_delegated(const struct upf_ue_tab *t, const void **keys, unsigned int nk,
+			     void **obj, uint32_t dlen);
+
+/* The hit mask of n keys (1 to 64) all found. */
+#define UPF_UE_ALL(n) ((n) == 64 ? ~UINT64_C(0) : (UINT64_C(1) << (n)) - 1)
+
+/**
  * Look up nk keys (keys[i] points at one), as rte_hash_lookup_bulk_data:
  * obj[i] gets the object, or NULL. The direct entries are all prefetched
  * before any is read; the keys outside the ranges go to the hash in one
- * bulk lookup per 64 (in place when none of the 64 is direct).
+ * bulk lookup per 64 (in place when none of the 64 is direct). While a
+ * delegated prefix is held (dlen), IPv6 keys that missed are looked up
+ * again as prefixes (upf_ue_lookup_delegated).
  */
 static inline void
 upf_ue_lookup_bulk(const struct upf_ue_tab *t, const void **keys, unsigned int nk, void **obj)
 {
+	const uint32_t dlen = __atomic_load_n(&t->dlen, __ATOMIC_RELAXED);
+	bool miss = false;
+
 	const void *hk[RTE_HASH_LOOKUP_BULK_MAX];
 	void *ho[RTE_HASH_LOOKUP_BULK_MAX];
 	uint64_t *slot[RTE_HASH_LOOKUP_BULK_MAX];
@@ -113,6 +173,9 @@ upf_ue_lookup_bulk(const struct upf_ue_tab *t, const void **keys, unsigned int n
 			 * go to the hash as they are, with no gather and scatter
 			 * (paired A/B in docs/upf-bench.md). */
 			rte_hash_lookup_bulk_data(t->h, &keys[i], c, &hits, &obj[i]);
+			if (hits == UPF_UE_ALL(c))
+				continue;
+			miss = true;
 			for (j = 0; j < c; j++)
 				if (!(hits & (1ull << j)))
 					obj[i + j] = NULL;
@@ -130,9 +193,13 @@ upf_ue_lookup_bulk(const struct upf_ue_tab *t, const void **keys, unsigned int n
 		if (n == 0)
 			continue;
 		rte_hash_lookup_bulk_data(t->h, hk, n, &hits, ho);
+		miss |= hits != UPF_UE_ALL(n);
 		for (j = 0; j < n; j++)
 			obj[i + at[j]] = (hits & (1ull << j)) ? ho[j] : NULL;
 	}
+	/* Only a hash miss can be an address of a delegated prefix. */
+	if (unlikely(dlen != 0) && miss)
+		upf_ue_lookup_delegated(t, keys, nk, obj, dlen);
 }
 
 /* ---- Control thread ---- */

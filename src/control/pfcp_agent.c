@@ -1762,6 +1762,25 @@ prefix_has(const uint8_t *pfx, unsigned int plen, const uint8_t *addr)
 }
 
 /*
+ * Whether the IPv6 prefix pfx/plen overlaps one of instance ni's allocating
+ * pools: the two agree on the bits of the shorter.
+ */
+static bool
+alloc_overlaps(const struct pa_agent *a, unsigned int ni, const uint8_t *pfx, unsigned int plen)
+{
+	unsigned int j, r;
+
+	for (j = 0; j < LF_UPF_POOLS_PER_NI; j++) {
+		const struct upf_uepool *p = &a->uepool[ni][j][1];
+
+		for (r = 0; r < p->n_range; r++)
+			if (prefix_has(p->r[r].a, RTE_MIN(plen, (unsigned int)p->r[r].plen), pfx))
+				return true;
+	}
+	return false;
+}
+
+/*
  * A PDR without a Network Instance: the one whose UE pool holds its UE
  * address, so that the downlink lookup (by network instance and address)
  * finds it; UPF_NI_NONE if no pool does.
@@ -1900,6 +1919,7 @@ pdr_set_pdi(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pfc
 	dst->choose_id = c->choose_id;
 	dst->ue4 = c->ue4;
 	dst->ue6 = c->ue6;
+	dst->ue6_dbits = c->ue6_dbits;
 	dst->ue_choose = c->ue_choose;
 	dst->ue_chosen = 0;
 	dst->ue_pool[0] = dst->ue_pool[1] = 0;
@@ -1918,6 +1938,17 @@ pdr_set_pdi(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pfc
 		dst->ni = (uint8_t)ni;
 	} else {
 		dst->ni = ni_of_ue(a, dst);
+	}
+	if (dst->ue6_dbits != 0 && dst->ni < a->uc.n_ni &&
+	    alloc_overlaps(a, dst->ni, dst->ue6.a, 64 - dst->ue6_dbits)) {
+		char b[INET6_ADDRSTRLEN];
+
+		return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS, PFCP_RULE_PDR,
+			       dst->id,
+			       "PDR %u: the delegated prefix %s/%u overlaps an allocating pool "
+			       "(ue_alloc) of network instance \"%s\", whose /64s CHV6 hands out",
+			       dst->id, ip_str(&dst->ue6, b, sizeof(b)), 64 - dst->ue6_dbits,
+			       a->uc.ni[dst->ni].name);
 	}
 	if (src->n_pool_id != 0 && c->ue_choose != 0)
 		return pdr_set_pool(a, dst, src, e);
@@ -2757,15 +2788,15 @@ store_fail(struct pa_agent *a, const struct pa_work *w, int rc, const char *msg,
 
 			if (ue[k]->af != 4 && ue[k]->af != 6)
 				continue;
-			memset(&key, 0, sizeof(key));
-			key.ni = p->ni == UPF_NI_NONE ? 0 : p->ni;
-			key.af = ue[k]->af;
-			memcpy(key.a, ue[k]->a, ue[k]->af == 4 ? 4 : 8);
+			/* A delegated prefix is one key of its length (the store's). */
+			upf_ue_key_make(&key, p->ni == UPF_NI_NONE ? 0 : p->ni, ue[k]->af, ue[k]->a,
+					k == 1 ? p->ue6_dbits : 0);
 			d = upf_ue_find(&a->st->ue, &key);
 			if (d != NULL && ((const struct upf_sess_dp *)d)->up_seid != w->c.up_seid) {
 				pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS,
 					PFCP_RULE_PDR, p->id,
-					"PDR %u: the UE address is another session's", p->id);
+					"PDR %u: the UE %s is another session's", p->id,
+					k == 1 && p->ue6_dbits != 0 ? "prefix" : "address");
 				return;
 			}
 		}
@@ -3830,6 +3861,8 @@ tel_pdr(struct rte_tel_data *d, const struct pa_agent *a, const struct upf_pdr_c
 	}
 	tel_ip(c, "ue_ipv4", &p->ue4);
 	tel_ip(c, "ue_ipv6", &p->ue6);
+	if (p->ue6.af == 6)
+		rte_tel_data_add_dict_u64(c, "ue_ipv6_prefix_len", 64 - p->ue6_dbits);
 	if (p->has_qfi)
 		rte_tel_data_add_dict_u64(c, "qfi", p->qfi);
 	rte_tel_data_add_dict_u64(c, "sdf_filters", p->n_sdf);

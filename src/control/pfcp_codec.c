@@ -670,6 +670,7 @@ h_ue_ip(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 	size_t need = 1 + (f & 0x02 ? 4 : 0) + (f & 0x01 ? 16 : 0) + (f & 0x08 ? 1 : 0) +
 		(f & 0x40 ? 1 : 0);
 	size_t off = 1;
+	unsigned int dbits = 0;
 
 	/* CHV4 / CHV6: the UP allocates (5.21.3); the address is then absent. */
 	if ((f & 0x12) == 0x12 || (f & 0x21) == 0x21)
@@ -697,26 +698,48 @@ h_ue_ip(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 		off += 16;
 	}
 	/*
-	 * The UE table keys a UE's IPv6 traffic by its /64 (the PDU session's
-	 * prefix, TS 23.501 5.8.2.2.2): either field saying just that is
-	 * accepted, a delegated prefix or another length is a rule this UPF
-	 * cannot hold.
+	 * The UE's IPv6 prefix: its /64 (TS 23.501 5.8.2.2.2), or a prefix
+	 * delegated to it (5.8.2.2.4) of IPv6D bits, or of an IP6PL length,
+	 * each meaning a /(64 - bits): up to a /48 (UPF_UE6_DBITS_MAX), one
+	 * key of the UE table (upf_uetab.h). Both fields given must say the
+	 * same length.
 	 */
 	if ((f & 0x48) && !(f & 0x21))
 		return fail_ie(d, t, "IPv6D or IP6PL without V6 or CHV6");
 	if (f & 0x08) {
-		if (v[off] != 0)
-			return fail(d, PFCP_CAUSE_RULE_FAILURE, t,
-				    "%s: IPv6 prefix delegation of %u bits (a /%d): only a /64 "
-				    "per UE is implemented",
-				    ie_name(t), v[off], 64 - (int)v[off]);
-		off++;
+		dbits = v[off++];
+		if (dbits > 64)
+			return fail_ie(d, t, "IPv6 Prefix Delegation Bits above 64");
 	}
-	if ((f & 0x40) && v[off] != 64)
+	if (f & 0x40) {
+		if (v[off] > 128)
+			return fail_ie(d, t, "an IPv6 Prefix Length above 128");
+		if ((f & 0x08) && v[off] != 64 - dbits)
+			return fail(d, PFCP_CAUSE_MANDATORY_IE_INCORRECT, t,
+				    "%s: IPv6 Prefix Delegation Bits %u (a /%d) and IPv6 Prefix "
+				    "Length /%u disagree",
+				    ie_name(t), dbits, 64 - (int)dbits, v[off]);
+		if (v[off] > 64)
+			return fail(d, PFCP_CAUSE_RULE_FAILURE, t,
+				    "%s: an IPv6 prefix length of /%u (IP6PL): the UE table "
+				    "keys a /64 or a shorter prefix",
+				    ie_name(t), v[off]);
+		dbits = 64 - v[off];
+	}
+	if (dbits > UPF_UE6_DBITS_MAX)
 		return fail(d, PFCP_CAUSE_RULE_FAILURE, t,
-			    "%s: an IPv6 prefix length of /%u (IP6PL): only a /64 per UE is "
-			    "implemented",
-			    ie_name(t), v[off]);
+			    "%s: an IPv6 prefix of /%u: at most a /%u is implemented", ie_name(t),
+			    64 - dbits, 64 - UPF_UE6_DBITS_MAX);
+	if (dbits != 0 && (f & 0x20))
+		return fail(d, PFCP_CAUSE_RULE_FAILURE, t,
+			    "%s: CHV6 for a delegated /%u: the UP allocates /64s only", ie_name(t),
+			    64 - dbits);
+	if (dbits != 0) {
+		/* The prefix as a key: its host bits zero. */
+		p->c.ue6.a[7] &= (uint8_t)(0xffu << dbits);
+		memset(&p->c.ue6.a[8], 0, 8);
+		p->c.ue6_dbits = (uint8_t)dbits;
+	}
 	p->ue_sd = (f & 0x04) != 0;
 	p->present |= PFCP_PDR_UE_IP;
 	return 0;
@@ -1022,6 +1045,7 @@ h_pdi(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 	memset(&p->c.fteid6, 0, sizeof(p->c.fteid6));
 	memset(&p->c.ue4, 0, sizeof(p->c.ue4));
 	memset(&p->c.ue6, 0, sizeof(p->c.ue6));
+	p->c.ue6_dbits = 0;
 	p->c.n_sdf = 0;
 	p->ni_name[0] = '\0';
 	if (walk(d, &g_pdi, p, v, n) < 0)

@@ -169,6 +169,24 @@ sdf_match(const struct upf_sdf *f, const struct upf_pkt *k, const uint8_t *ue,
 	return true;
 }
 
+/*
+ * Whether an IPv6 UE address that is not the PDR's /64 is in its delegated
+ * prefix (UPF_PDR_UE6_PFX), a /48 to a /63: the match entry has the prefix
+ * with its host bits zero, the whole PDR (read only here) its length.
+ */
+static inline bool
+ue6_in_prefix(const struct upf_sess_dp *s, unsigned int i, const struct upf_pdr_match *p,
+	      const uint8_t *ue)
+{
+	uint64_t a, b;
+
+	if (!(p->flags & UPF_PDR_UE6_PFX))
+		return false;
+	memcpy(&a, ue, 8);
+	memcpy(&b, p->ue6, 8);
+	return ((rte_be_to_cpu_64(a) ^ rte_be_to_cpu_64(b)) >> s->pdr[i].ue6_dbits) == 0;
+}
+
 /* The first of the session's PDRs of direction dir (upf.h: one group each). */
 static inline unsigned int
 pdr_first(const struct upf_sess_dp *s, unsigned int dir)
@@ -213,7 +231,9 @@ pdr_match(const struct upf_sess_dp *s, unsigned int dir, const struct upf_pkt *k
 		/* A dual-stack PDR has both: the packet's family decides. */
 		if (p->flags & (UPF_PDR_UE4 | UPF_PDR_UE6)) {
 			if (k->af == 4 ? !(p->flags & UPF_PDR_UE4) || memcmp(ue, &p->ue4, 4) != 0
-				       : !(p->flags & UPF_PDR_UE6) || memcmp(ue, p->ue6, 8) != 0)
+				       : !(p->flags & UPF_PDR_UE6) ||
+					    (memcmp(ue, p->ue6, 8) != 0 &&
+					     !ue6_in_prefix(s, i, p, ue)))
 				continue;
 		}
 		if (p->n_sdf != 0) {

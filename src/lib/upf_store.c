@@ -880,7 +880,10 @@ fmt_ue(char *buf, size_t len, const struct upf_ue_key *k)
 
 	memcpy(ip, k->a, sizeof(k->a));
 	inet_ntop(k->af == 4 ? AF_INET : AF_INET6, ip, a, sizeof(a));
-	snprintf(buf, len, "%s%s (network instance %u)", a, k->af == 6 ? "/64" : "", k->ni);
+	if (k->af == 6)
+		snprintf(buf, len, "%s/%u (network instance %u)", a, 64 - k->dbits, k->ni);
+	else
+		snprintf(buf, len, "%s (network instance %u)", a, k->ni);
 }
 
 /* Index of the rule with this id among arr[0..n), or -1 (n is at most 32). */
@@ -949,6 +952,14 @@ check_conf(const struct upf_sess_conf *c, unsigned int *n_sdf, char *err, size_t
 		if ((r->ue4.af != 0 && r->ue4.af != 4) || (r->ue6.af != 0 && r->ue6.af != 6)) {
 			seterr(err, errlen, "PDR %u: UE address family %u/%u (4 and 6 expected)",
 			       r->id, r->ue4.af, r->ue6.af);
+			return -EINVAL;
+		}
+		if (r->ue6_dbits > UPF_UE6_DBITS_MAX || (r->ue6_dbits != 0 && r->ue6.af != 6)) {
+			seterr(err, errlen,
+			       "PDR %u: a delegated UE prefix of %u bits%s (at most %u, of an "
+			       "IPv6 UE address)",
+			       r->id, r->ue6_dbits,
+			       r->ue6.af != 6 ? " without an IPv6 address" : "", UPF_UE6_DBITS_MAX);
 			return -EINVAL;
 		}
 		if (!r->has_far) {
@@ -1175,8 +1186,13 @@ obj_fill(struct store_priv *st, struct sess_obj *o, const struct upf_sess_conf *
 			memcpy(&d->ue4, r->ue4.a, 4);
 		}
 		if (r->ue6.af == 6) {
-			d->flags |= UPF_PDR_UE6;
-			memcpy(d->ue6, r->ue6.a, 8);
+			struct upf_ue_key k;
+
+			/* A delegated prefix with its host bits zero (upf_ue_key_make). */
+			upf_ue_key_make(&k, 0, 6, r->ue6.a, r->ue6_dbits);
+			d->flags |= UPF_PDR_UE6 | (r->ue6_dbits != 0 ? UPF_PDR_UE6_PFX : 0);
+			memcpy(d->ue6, k.a, 8);
+			d->ue6_dbits = r->ue6_dbits;
 		}
 		if (r->outer_hdr_removal)
 			d->flags |= UPF_PDR_OHR;
@@ -1298,10 +1314,9 @@ obj_keys(struct sess_obj *o, const struct upf_sess_conf *c)
 
 			if (ue[k]->af != 4 && ue[k]->af != 6)
 				continue;
-			memset(&key, 0, sizeof(key));
-			key.ni = r->ni == UPF_NI_NONE ? 0 : r->ni;
-			key.af = ue[k]->af;
-			memcpy(key.a, ue[k]->a, ue[k]->af == 4 ? 4 : 8);
+			/* A delegated prefix is one key of its length (upf_uetab.h). */
+			upf_ue_key_make(&key, r->ni == UPF_NI_NONE ? 0 : r->ni, ue[k]->af, ue[k]->a,
+					k == 1 ? r->ue6_dbits : 0);
 			for (j = 0; j < o->n_ue && memcmp(&o->ue[j], &key, sizeof(key)) != 0; j++)
 				;
 			if (j == o->n_ue)

@@ -34,6 +34,8 @@ upf_ue_init(struct upf_ue_tab *t, struct rte_hash *h, const struct upf_ue_dir_co
 	memset(t->dir, 0, sizeof(t->dir));
 	t->h = h;
 	t->n_dir = 0;
+	t->dlen = 0;
+	memset(t->n_dlen, 0, sizeof(t->n_dlen));
 	for (i = 0; i < n; i++) {
 		const struct upf_ue_dir_conf *d = &dirs[i];
 		const uint32_t size = (uint32_t)(UINT64_C(1) << (32 - d->plen));
@@ -86,8 +88,25 @@ upf_ue_add(struct upf_ue_tab *t, const struct upf_ue_key *k, void *data)
 {
 	uint64_t *e = upf_ue_dir_slot(t, k);
 
-	if (e == NULL)
-		return rte_hash_add_key_data(t->h, k, data);
+	if (e == NULL) {
+		int ret;
+
+		if (k->dbits == 0)
+			return rte_hash_add_key_data(t->h, k, data);
+		if (k->dbits > UPF_UE_DBITS_MAX || k->af != 6)
+			return -EINVAL;
+		if (rte_hash_lookup(t->h, k) >= 0)
+			return rte_hash_add_key_data(t->h, k, data);
+		/* Workers look for prefixes of this length before they can
+		 * find one: the bit goes first. */
+		__atomic_store_n(&t->dlen, t->dlen | 1u << k->dbits, __ATOMIC_RELEASE);
+		ret = rte_hash_add_key_data(t->h, k, data);
+		if (ret == 0)
+			t->n_dlen[k->dbits]++;
+		else if (t->n_dlen[k->dbits] == 0)
+			__atomic_store_n(&t->dlen, t->dlen & ~(1u << k->dbits), __ATOMIC_RELEASE);
+		return ret;
+	}
 	if (*e == 0)
 		t->n_dir++;
 	/* The object is complete before its address is visible. */
@@ -103,6 +122,9 @@ upf_ue_del(struct upf_ue_tab *t, const struct upf_ue_key *k)
 
 	if (e == NULL) {
 		pos = rte_hash_del_key(t->h, k);
+		if (pos >= 0 && k->dbits != 0 && k->dbits <= UPF_UE_DBITS_MAX &&
+		    --t->n_dlen[k->dbits] == 0)
+			__atomic_store_n(&t->dlen, t->dlen & ~(1u << k->dbits), __ATOMIC_RELEASE);
 		return pos >= 0 ? pos : -1;
 	}
 	if (*e != 0)
@@ -120,6 +142,45 @@ upf_ue_find(const struct upf_ue_tab *t, const struct upf_ue_key *k)
 	if (e != NULL)
 		return (void *)(uintptr_t)*e;
 	return rte_hash_lookup_data(t->h, k, &d) >= 0 ? d : NULL;
+}
+
+/* The misses of upf_ue_lookup_bulk, as prefixes (upf_uetab.h). */
+void
+upf_ue_lookup_delegated(const struct upf_ue_tab *t, const void **keys, unsigned int nk, void **obj,
+			uint32_t dlen)
+{
+	struct upf_ue_key pk[RTE_HASH_LOOKUP_BULK_MAX];
+	const void *hk[RTE_HASH_LOOKUP_BULK_MAX];
+	void *ho[RTE_HASH_LOOKUP_BULK_MAX];
+	uint8_t at[RTE_HASH_LOOKUP_BULK_MAX];
+	unsigned int i, c, j, n;
+
+	for (i = 0; i < nk; i += c) {
+		uint32_t bits = dlen;
+
+		c = RTE_MIN(nk - i, (unsigned int)RTE_HASH_LOOKUP_BULK_MAX);
+		while (bits != 0) {
+			const unsigned int d = (unsigned int)__builtin_ctz(bits);
+			uint64_t hits = 0;
+
+			bits &= bits - 1;
+			for (j = 0, n = 0; j < c; j++) {
+				const struct upf_ue_key *k = keys[i + j];
+
+				if (obj[i + j] != NULL || k->af != 6 || k->dbits != 0)
+					continue;
+				upf_ue_key_make(&pk[n], k->ni, 6, k->a, d);
+				hk[n] = &pk[n];
+				at[n++] = (uint8_t)j;
+			}
+			if (n == 0)
+				break;
+			rte_hash_lookup_bulk_data(t->h, hk, n, &hits, ho);
+			for (j = 0; j < n; j++)
+				if (hits & (1ull << j))
+					obj[i + at[j]] = ho[j];
+		}
+	}
 }
 
 uint32_t

@@ -827,6 +827,39 @@ def e2e(h):
         check(d["lf.drops"] == 0, "dual-stack: %d drops" % d["lf.drops"])
     h.step("dual-stack PDRs (UE IPv4 and IPv6 in one PDI) match both families", dual_stack)
 
+    def delegated_prefix():
+        # S25: a /56 delegated to the UE (V6 with IPv6D, TS 23.501 5.8.2.2.4),
+        # given as an address in it. Downlink to any /64 of it is the
+        # session's; uplink from any address in it matches the uplink PDR.
+        # Beside it: no PDR (uplink), no session (downlink).
+        r = smf.establish(25, pdrs=[
+            pdr(1, 100, "access", far=1, teid=0x2525, n3=N3_4, ue6="fd00:45:0:7ab::5",
+                ue6_plen=56, ohr=True),
+            pdr(2, 100, "core", far=2, ue6="fd00:45:0:7ab::5", ue6_plen=56)],
+            fars=[far(1, "FORW", "core"), far(2, "FORW", "access", ohc=(0x2521, GNB_4))])
+        check(r.cause == 1, "S25: %r" % r)
+        a = h.cnt.settle()
+        ups = [ip6(src, "2001:db8:6::70", "udp", 7, 8, 12, fl=700 + i)
+               for i, src in enumerate(["fd00:45:0:700::1", "fd00:45:0:7ff:1::9"])]
+        dns = [ip6("2001:db8:6::70", dst, "udp", 8, 7, 12, fl=710 + i)
+               for i, dst in enumerate(["fd00:45:0:7ab::5", "fd00:45:0:7c0::1",
+                                        "fd00:45:0:7ff::ffff"])]
+        ul_out = ip6("fd00:45:0:800::1", "2001:db8:6::70", "udp", 7, 8, 12, fl=720)
+        dl_out = ip6("2001:db8:6::70", "fd00:45:0:6ff::1", "udp", 8, 7, 12, fl=721)
+        cg, cd = h.cap_gnb("pd"), h.cap_dn("pd")
+        h.gnb.send([net.ul(0x2525, p, qfi=None) for p in ups + [ul_out]])
+        h.dn.send([net.dl(p) for p in dns + [dl_out]])
+        b = h.cnt.settle()
+        got_dn, got_gnb = cd.stop(), cg.stop()
+        smf.delete(r.up_seid)
+        match_frames("delegated-prefix uplink", got_dn, [net.ul_ref(p) for p in ups], a, b)
+        match_frames("delegated-prefix downlink", got_gnb,
+                     [net.dl_ref(p, 0x2521, None) for p in dns], a, b)
+        expect_drops("delegated prefix", a, b, rx=7, tx=5, lf_drops={"upf": 2},
+                     upf_drops={"no_pdr": 1, "unknown_ue": 1})
+    h.step("a delegated /56 (IPv6D): every /64 of it down the tunnel, uplink from it "
+           "matched, beside it dropped", delegated_prefix)
+
     def choose_ue():
         # UE IP Address CHOOSE (CHV4 + CHV6) on both PDRs: one IPv4 address
         # and one /64 from [network_instance internet] ue_alloc for the

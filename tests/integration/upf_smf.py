@@ -71,7 +71,7 @@ class PFCPError(Exception):
 # ---------------------------------------------------------------- rules
 
 def pdr(pid, precedence, src, far=None, teid=None, n3="", ue=None, ue6=None, ni="internet",
-        qfi=None, sdf=(), ohr=False, qers=(), urrs=(), choose_id=None, pool=None):
+        qfi=None, sdf=(), ohr=False, qers=(), urrs=(), choose_id=None, pool=None, ue6_plen=None):
     """A Create PDR description.
 
     src: "access" (uplink) or "core" (downlink). teid: an int (the local
@@ -82,12 +82,13 @@ def pdr(pid, precedence, src, far=None, teid=None, n3="", ue=None, ue6=None, ni=
     sdf: Flow Descriptions ("permit out ..."), or (flow, tos, mask) tuples
     (flow may be None for a ToS-only filter). ohr: outer header removal
     (GTP-U/UDP/IPv4; "v6" for GTP-U/UDP/IPv6). pool: a UE IP address Pool
-    Identity (29.244 8.2.153) for ue / ue6 "choose".
+    Identity (29.244 8.2.153) for ue / ue6 "choose". ue6_plen: ue6 is a prefix
+    delegated to the UE, of this length (IPv6 Prefix Delegation Bits 64 - it).
     """
     return {"id": pid, "precedence": precedence, "src": src, "far": far, "teid": teid,
             "n3": n3, "ue": ue, "ue6": ue6, "ni": ni, "qfi": qfi, "sdf": list(sdf),
             "ohr": ohr, "qers": list(qers), "urrs": list(urrs), "choose_id": choose_id,
-            "pool": pool}
+            "pool": pool, "ue6_plen": ue6_plen}
 
 
 def far(fid, action="FORW", dst="core", ni=None, ohc=None):
@@ -115,10 +116,14 @@ def _ip_ver(addr):
     return ipaddress.ip_address(addr).version
 
 
-def _ue_ip_ie(ue, ue6, sd):
+def _ue_ip_ie(ue, ue6, sd, ue6_plen=None):
     # "choose": CHV4 / CHV6 (octet 5 bits 5 and 6), which this scapy's
-    # IE_UE_IP_Address has in its 5-bit spare field (bits 8..4).
+    # IE_UE_IP_Address has in its 5-bit spare field (bits 8..4); IPv6D (bit
+    # 4) likewise, its Prefix Delegation Bits octet after the address.
     kw = {"SD": sd, "spare": 0}
+    if ue6_plen is not None:
+        kw["spare"] |= 0x01
+        kw["extra_data"] = bytes([64 - ue6_plen])
     if ue == "choose":
         kw["spare"] |= 0x02
     elif ue is not None:
@@ -160,7 +165,8 @@ def _pdi(d):
         ies.append(P.IE_NetworkInstance(instance=d["ni"].encode()))
     if d["ue"] is not None or d["ue6"] is not None:
         # S/D: the address is the destination for downlink (core) PDRs.
-        ies.append(_ue_ip_ie(d["ue"], d["ue6"], 1 if d["src"] != "access" else 0))
+        ies.append(_ue_ip_ie(d["ue"], d["ue6"], 1 if d["src"] != "access" else 0,
+                             d.get("ue6_plen")))
     for f in d["sdf"]:
         ies.append(_sdf_ie(f))
     if d["qfi"] is not None:

@@ -261,6 +261,8 @@ struct pdr_spec {
 	uint8_t ue_ch; /* CHV4 (0x10) / CHV6 (0x20) of a UE IP Address IE without ue4. */
 	const char *pool; /* A UE IP address Pool Identity IE, or NULL. */
 	const char *pool2; /* A second one, or NULL. */
+	const char *ue6; /* A UE IPv6 address (V6), or NULL, */
+	uint8_t dbits; /* with IPv6 Prefix Delegation Bits (IPv6D) if not 0. */
 	uint32_t far;
 	uint32_t urr;
 };
@@ -292,15 +294,23 @@ w_create_pdr(const struct pdr_spec *p)
 	}
 	if (p->ni != NULL)
 		pfcp_w_ie_bytes(&w, PFCP_IE_NETWORK_INSTANCE, p->ni, strlen(p->ni));
-	if (p->ue4 != 0 || p->ue_ch != 0) {
+	if (p->ue4 != 0 || p->ue_ch != 0 || p->ue6 != NULL) {
 		o = pfcp_w_ie_begin(&w, PFCP_IE_UE_IP_ADDRESS);
 		const bool pl = w_ip6pl != 0 && (p->ue_ch & 0x20);
+		uint8_t a6[16];
 
 		pfcp_w_raw8(&w,
-			    (uint8_t)((p->ue4 != 0 ? 0x02 : 0) | p->ue_ch | (pl ? 0x40 : 0) |
+			    (uint8_t)((p->ue4 != 0 ? 0x02 : 0) | (p->ue6 != NULL ? 0x01 : 0) |
+				      (p->dbits != 0 ? 0x08 : 0) | p->ue_ch | (pl ? 0x40 : 0) |
 				      (p->src == UPF_IF_CORE ? 0x04 : 0)));
 		if (p->ue4 != 0)
 			pfcp_w_raw32(&w, p->ue4);
+		if (p->ue6 != NULL) {
+			assert_int_equal(inet_pton(AF_INET6, p->ue6, a6), 1);
+			pfcp_w_raw(&w, a6, 16);
+		}
+		if (p->dbits != 0)
+			pfcp_w_raw8(&w, p->dbits);
 		if (pl)
 			pfcp_w_raw8(&w, w_ip6pl);
 		pfcp_w_ie_end(&w, o);
@@ -441,6 +451,29 @@ assoc_setup(uint32_t recovery)
  * downlink PDR 2 -> FAR 2, both with the UE address ue, or, with ue 0, UE
  * IP Address CHOOSE flags ue_ch (CHV4 0x10, CHV6 0x20).
  */
+/*
+ * An establishment of uplink PDR 1 as ul (FAR 1, FORW to the core) and
+ * downlink PDR 2 like it (CORE, no F-TEID, FAR 2: dl_apply, down a tunnel
+ * of TEID 0x5000 + cp_seid).
+ */
+static void
+w_session_of(uint64_t cp_seid, const struct pdr_spec *ul, uint8_t dl_apply)
+{
+	struct pdr_spec dl = *ul;
+
+	dl.id = 2;
+	dl.src = UPF_IF_CORE;
+	dl.choose = false;
+	dl.far = 2;
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(cp_seid);
+	w_create_pdr(ul);
+	w_create_pdr(&dl);
+	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+	w_create_far(2, dl_apply, UPF_IF_ACCESS, 0x5000 + (uint32_t)cp_seid);
+}
+
 static void
 w_session(uint64_t cp_seid, const char *ni, uint32_t ue, uint8_t ue_ch, uint8_t dl_apply,
 	  uint32_t urr)
@@ -455,19 +488,8 @@ w_session(uint64_t cp_seid, const char *ni, uint32_t ue, uint8_t ue_ch, uint8_t 
 			       .ue_ch = ue_ch,
 			       .far = 1,
 			       .urr = urr };
-	struct pdr_spec dl = ul;
 
-	dl.id = 2;
-	dl.src = UPF_IF_CORE;
-	dl.choose = false;
-	dl.far = 2;
-	begin(PFCP_SESS_EST_REQ, true, 0);
-	w_node_id();
-	w_cp_fseid(cp_seid);
-	w_create_pdr(&ul);
-	w_create_pdr(&dl);
-	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
-	w_create_far(2, dl_apply, UPF_IF_ACCESS, 0x5000 + (uint32_t)cp_seid);
+	w_session_of(cp_seid, &ul, dl_apply);
 }
 
 static void
@@ -2361,6 +2383,85 @@ teardown(void **state)
 	return 0;
 }
 
+/* The session the downlink finds for IPv6 address a of instance 0, or NULL. */
+static const struct upf_sess_dp *
+dp_of_ue6(const char *a)
+{
+	struct upf_ue_key k;
+	uint8_t ip[16];
+	void *d;
+
+	assert_int_equal(inet_pton(AF_INET6, a, ip), 1);
+	upf_ue_key_make(&k, 0, 6, ip, 0);
+	upf_ue_lookup_bulk(&st->ue, (const void *[]){ &k }, 1, &d);
+	return d;
+}
+
+/* A session whose downlink PDR's UE address is pfx6, delegated by dbits bits. */
+static void
+w_pfx_session(uint64_t cp_seid, const char *pfx6, uint8_t dbits)
+{
+	struct pdr_spec ul = { .id = 1,
+			       .prec = 100,
+			       .src = UPF_IF_ACCESS,
+			       .choose = true,
+			       .chid = -1,
+			       .ni = "internet",
+			       .ue6 = pfx6,
+			       .dbits = dbits,
+			       .far = 1 };
+
+	w_session_of(cp_seid, &ul, UPF_FAR_FORW);
+	end_send();
+}
+
+/*
+ * A prefix delegated to a UE (V6 with IPv6D): the downlink finds the session
+ * for every /64 of it; telemetry shows its length. The same prefix in a
+ * second session, or one that overlaps a ue_alloc pool (whose /64s CHV6
+ * hands out), is Cause 73 naming the PDR's UE IP Address, with nothing left
+ * behind. A /64 of another session inside it wins for its addresses.
+ */
+static void
+test_delegated_prefix(void **state)
+{
+	const uint32_t base = counts().sessions;
+	uint64_t up_a, up_b;
+	char cmd[64];
+
+	(void)state;
+	w_pfx_session(600, "fd00:45:1:1ab::9", 8);
+	up_a = est_ok(600);
+	assert_int_equal(dp_of_ue6("fd00:45:1:100::1")->up_seid, up_a);
+	assert_int_equal(dp_of_ue6("fd00:45:1:1ab::77")->up_seid, up_a);
+	assert_int_equal(dp_of_ue6("fd00:45:1:1ff::")->up_seid, up_a);
+	assert_null(dp_of_ue6("fd00:45:1:200::1"));
+	assert_null(dp_of_ue6("fd00:45:1:ff::1"));
+	snprintf(cmd, sizeof(cmd), "/lanefwd/upf/session,%" PRIu64, up_a);
+	tel_has(cmd, "\"ue_ipv6\":\"fd00:45:1:100::\"");
+	tel_has(cmd, "\"ue_ipv6_prefix_len\":56");
+
+	/* The same /56 again (given as another address in it). */
+	w_pfx_session(601, "fd00:45:1:100::", 8);
+	refused_on_rule(PFCP_IE_UE_IP_ADDRESS);
+	/* A /60 around the ue_alloc /63 fd00:45:0:8::. */
+	w_pfx_session(602, "fd00:45:0:0::", 4);
+	refused_on_rule(PFCP_IE_UE_IP_ADDRESS);
+	assert_int_equal(counts().sessions, base + 1);
+
+	/* A /64 inside it, another session's: the longest prefix wins. */
+	w_pfx_session(603, "fd00:45:1:1c0::", 0);
+	up_b = est_ok(603);
+	assert_int_equal(dp_of_ue6("fd00:45:1:1c0::5")->up_seid, up_b);
+	assert_int_equal(dp_of_ue6("fd00:45:1:1c1::5")->up_seid, up_a);
+	delete (up_a);
+	assert_null(dp_of_ue6("fd00:45:1:1ab::77"));
+	assert_int_equal(dp_of_ue6("fd00:45:1:1c0::5")->up_seid, up_b);
+	delete (up_b);
+	assert_int_equal(st->ue.dlen, 0);
+	assert_int_equal(counts().sessions, base);
+}
+
 int
 main(void)
 {
@@ -2378,6 +2479,7 @@ main(void)
 		cmocka_unit_test(test_establish_choose_ue),
 		cmocka_unit_test(test_choose_ue_pool_id),
 		cmocka_unit_test(test_choose_ue_named_pool),
+		cmocka_unit_test(test_delegated_prefix),
 		cmocka_unit_test(test_choose_ue_uplink_only),
 		cmocka_unit_test(test_choose_ue_given_uplink_only),
 		cmocka_unit_test(test_modify_and_reports),

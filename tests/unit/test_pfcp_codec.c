@@ -1100,32 +1100,49 @@ est_with_pools(const char *const *v, const size_t *len, unsigned int n)
 
 /*
  * UE IP Address with the IPv6 Prefix Delegation Bits (IPv6D) and the IPv6
- * Prefix Length (IP6PL) fields (8.2.62): those that say a /64 are a plain
- * UE /64; a delegated prefix or another length is Cause 73 naming the PDR;
- * a field cut off or without an IPv6 family is Cause 69.
+ * Prefix Length (IP6PL) fields (8.2.62): a /64, or a delegated prefix of
+ * up to 16 bits (a /48), kept with its host bits zero; a shorter prefix, a
+ * longer length, or CHV6 for a delegated prefix is Cause 73 naming the PDR;
+ * a field cut off, out of range, without an IPv6 family or disagreeing
+ * with the other is Cause 69.
  */
 static void
 test_ue_ipv6_prefix_fields(void **state)
 {
-	static const uint8_t a6[16] = { 0xfd, 0x00, 0x00, 0x45, 0, 0, 0, 0x07 };
+	/* fd00:45:0:37:55::, an interface identifier beyond the /64. */
+	static const uint8_t a6[16] = { 0xfd, 0x00, 0x00, 0x45, 0, 0, 0, 0x37, 0, 0x55 };
 	static const struct {
 		uint8_t flags;
 		int n_tail;
 		uint8_t tail[2];
 		uint8_t cause; /* 0: accepted */
+		uint8_t dbits; /* Accepted with V6: the delegation bits, and */
+		const char *ue6; /* the prefix kept. */
 	} c[] = {
-		{ 0x09, 1, { 0 }, 0 }, /* V6, IPv6D 0 bits */
-		{ 0x41, 1, { 64 }, 0 }, /* V6, IP6PL /64 */
-		{ 0x49, 2, { 0, 64 }, 0 }, /* V6, both */
-		{ 0x60, 1, { 64 }, 0 }, /* CHV6, IP6PL /64 (no address) */
-		{ 0x09, 1, { 8 }, PFCP_CAUSE_RULE_FAILURE }, /* a delegated /56 */
-		{ 0x41, 1, { 56 }, PFCP_CAUSE_RULE_FAILURE }, /* a /56 */
-		{ 0x41, 1, { 128 }, PFCP_CAUSE_RULE_FAILURE },
-		{ 0x49, 2, { 0, 60 }, PFCP_CAUSE_RULE_FAILURE },
-		{ 0x49, 1, { 0 }, PFCP_CAUSE_MANDATORY_IE_INCORRECT }, /* IP6PL cut off */
-		{ 0x41, 0, { 0 }, PFCP_CAUSE_MANDATORY_IE_INCORRECT },
-		{ 0x42, 1, { 64 }, PFCP_CAUSE_MANDATORY_IE_INCORRECT }, /* V4 only */
-		{ 0x18, 1, { 0 }, PFCP_CAUSE_MANDATORY_IE_INCORRECT }, /* CHV4 only */
+		{ 0x09, 1, { 0 }, 0, 0, "fd00:45:0:37:55::" }, /* V6, IPv6D 0 bits */
+		{ 0x41, 1, { 64 }, 0, 0, "fd00:45:0:37:55::" }, /* V6, IP6PL /64 */
+		{ 0x49, 2, { 0, 64 }, 0, 0, "fd00:45:0:37:55::" }, /* V6, both */
+		{ 0x60, 1, { 64 }, 0, 0, NULL }, /* CHV6, IP6PL /64 (no address) */
+		{ 0x09, 1, { 8 }, 0, 8, "fd00:45::" }, /* a delegated /56 */
+		{ 0x09, 1, { 4 }, 0, 4, "fd00:45:0:30::" }, /* a /60 */
+		{ 0x41, 1, { 56 }, 0, 8, "fd00:45::" }, /* a /56 by its length */
+		{ 0x49, 2, { 7, 57 }, 0, 7, "fd00:45::" }, /* both, agreeing */
+		{ 0x0d, 1, { 1 }, 0, 1, "fd00:45:0:36::" }, /* S/D set: a /63 */
+		{ 0x09, 1, { 16 }, 0, 16, "fd00:45::" }, /* a /48 */
+		{ 0x41, 1, { 52 }, 0, 12, "fd00:45::" }, /* a /52 */
+		{ 0x09, 1, { 17 }, PFCP_CAUSE_RULE_FAILURE, 0, NULL }, /* a /47 */
+		{ 0x41, 1, { 40 }, PFCP_CAUSE_RULE_FAILURE, 0, NULL },
+		{ 0x41, 1, { 128 }, PFCP_CAUSE_RULE_FAILURE, 0, NULL },
+		{ 0x41, 1, { 65 }, PFCP_CAUSE_RULE_FAILURE, 0, NULL },
+		{ 0x28, 1, { 4 }, PFCP_CAUSE_RULE_FAILURE, 0, NULL }, /* CHV6 for a /60 */
+		{ 0x60, 1, { 60 }, PFCP_CAUSE_RULE_FAILURE, 0, NULL },
+		{ 0x49, 2, { 0, 60 }, PFCP_CAUSE_MANDATORY_IE_INCORRECT, 0, NULL }, /* disagree */
+		{ 0x41, 1, { 129 }, PFCP_CAUSE_MANDATORY_IE_INCORRECT, 0, NULL },
+		{ 0x09, 1, { 65 }, PFCP_CAUSE_MANDATORY_IE_INCORRECT, 0, NULL },
+		{ 0x49, 1, { 0 }, PFCP_CAUSE_MANDATORY_IE_INCORRECT, 0, NULL }, /* IP6PL cut off */
+		{ 0x41, 0, { 0 }, PFCP_CAUSE_MANDATORY_IE_INCORRECT, 0, NULL },
+		{ 0x42, 1, { 64 }, PFCP_CAUSE_MANDATORY_IE_INCORRECT, 0, NULL }, /* V4 only */
+		{ 0x18, 1, { 0 }, PFCP_CAUSE_MANDATORY_IE_INCORRECT, 0, NULL }, /* CHV4 only */
 	};
 	uint8_t v[1 + 4 + 16 + 2];
 	unsigned int i;
@@ -1158,7 +1175,8 @@ test_ue_ipv6_prefix_fields(void **state)
 		if (dec(buf, (size_t)n) != PFCP_DEC_OK)
 			fail_msg("case %u: cause %u (%s)", i, err.cause, err.why);
 		if (c[i].flags & 0x01) {
-			assert_ip(&msg.create_pdr[0].c.ue6, "fd00:45:0:7::");
+			assert_ip(&msg.create_pdr[0].c.ue6, c[i].ue6);
+			assert_int_equal(msg.create_pdr[0].c.ue6_dbits, c[i].dbits);
 			assert_int_equal(msg.create_pdr[0].c.ue_choose, 0);
 		} else {
 			assert_int_equal(msg.create_pdr[0].c.ue6.af, 0);
@@ -1655,6 +1673,12 @@ test_vector_refused(void **state)
 	assert_int_equal(msg.create_pdr[0].n_pool_id, 2);
 	assert_string_equal(msg.create_pdr[0].pool_id[0], "pool-a");
 	assert_string_equal(msg.create_pdr[0].pool_id[1], "pool-b.ipv6");
+	/* A delegated /56 (IPv6D 8 bits), kept as the prefix. */
+	n = load("sess_est_req_delegated", b, sizeof(b));
+	assert_int_equal(dec(b, n), PFCP_DEC_OK);
+	assert_ip(&msg.create_pdr[0].c.ue6, "fd00:45:0:700::");
+	assert_int_equal(msg.create_pdr[0].c.ue6_dbits, 8);
+	assert_true(msg.create_pdr[0].ue_sd);
 	n = load("sess_est_req_nofar", b, sizeof(b));
 	REJECTS(b, n, PFCP_CAUSE_MANDATORY_IE_MISSING, PFCP_IE_CREATE_FAR);
 	/* DUPL decodes, marked for the agent to refuse. */

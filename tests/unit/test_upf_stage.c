@@ -83,6 +83,9 @@ make_port(unsigned int i)
 	return 0;
 }
 
+/* The IPv6 UE pool, fd00:45::/32. */
+static const uint8_t UE6_POOL[16] = { 0xfd, 0x00, 0x00, 0x45 };
+
 static int
 route(struct lf_route_table *t, uint32_t a, uint8_t depth, uint32_t nh)
 {
@@ -166,15 +169,21 @@ group_setup(void **state)
 	cfg->upf.n_ni = 1;
 	strcpy(cfg->upf.ni[0].name, "internet");
 	strcpy(cfg->upf.ni[0].section, "network_instance internet");
-	cfg->upf.ni[0].n_pools = 1;
+	cfg->upf.ni[0].n_pools = 2;
 	cfg->upf.ni[0].pool[0].af = 4;
 	cfg->upf.ni[0].pool[0].plen = 16;
 	memcpy(cfg->upf.ni[0].pool[0].a, (const uint8_t[]){ 10, 45, 0, 0 }, 4);
+	cfg->upf.ni[0].pool[1].af = 6;
+	cfg->upf.ni[0].pool[1].plen = 32;
+	memcpy(cfg->upf.ni[0].pool[1].a, UE6_POOL, 4);
 
 	memset(&src, 0, sizeof(src));
 	src.r4.af = 4;
 	src.r6.af = 6;
 	if (route(&src.r4, IP4(192, 168, 3, 0), 24, 0) != 0 || route(&src.r4, 0, 0, 1) != 0)
+		return -1;
+	/* ::/0 to the data network (route()'s address 0 is all of addr6). */
+	if (route(&src.r6, 0, 0, 1) != 0)
 		return -1;
 	if (tables_add_upf_routes(cfg, &src, err, sizeof(err)) != 0) {
 		fprintf(stderr, "tables_add_upf_routes: %s\n", err);
@@ -373,6 +382,10 @@ dl_frame(const uint8_t *inner, unsigned int ilen)
 	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(14 + ilen));
 	assert_non_null(p);
 	eth(p, port_mac[1], dn_mac);
+	if ((inner[0] >> 4) == 6) {
+		p[12] = 0x86;
+		p[13] = 0xdd;
+	}
 	memcpy(p + 14, inner, ilen);
 	return m;
 }
@@ -1480,6 +1493,139 @@ test_dual_stack(void **state)
 	assert_int_equal(upf_store_del(store, 10), 0);
 }
 
+/* An IPv6/UDP user packet src -> dst with 8 bytes of payload; its length. */
+static unsigned int
+user_pkt6(uint8_t *p, const uint8_t *src, const uint8_t *dst)
+{
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)p;
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+
+	memset(p, 0, 40 + 8 + 8);
+	ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	ip->payload_len = rte_cpu_to_be_16(16);
+	ip->proto = IPPROTO_UDP;
+	ip->hop_limits = 64;
+	memcpy(ip->src_addr, src, 16);
+	memcpy(ip->dst_addr, dst, 16);
+	udp->src_port = rte_cpu_to_be_16(1000);
+	udp->dst_port = rte_cpu_to_be_16(2000);
+	udp->dgram_len = rte_cpu_to_be_16(16);
+	udp->dgram_cksum = rte_ipv6_udptcp_cksum(ip, udp);
+	return 40 + 16;
+}
+
+/* fd00:45:0:HI LO::IID, a UE address in the IPv6 pool. */
+static void
+ue6(uint8_t *a, uint8_t hi, uint8_t lo, uint8_t iid)
+{
+	memset(a, 0, 16);
+	memcpy(a, UE6_POOL, 4);
+	a[6] = hi;
+	a[7] = lo;
+	a[15] = iid;
+}
+
+/*
+ * basic_session() seid (TEID 0x2000 + seid, down to 0x6000 + seid) with
+ * both PDRs' UE address fd00:45:0:1LO::IID, a prefix of 64 - dbits bits.
+ */
+static void
+pfx_session(uint64_t seid, uint8_t lo, uint8_t iid, uint8_t dbits)
+{
+	struct upf_sess_conf c;
+	unsigned int k;
+
+	basic_session(&c, seid, 0x2000 + (uint32_t)seid, UE(seid), 0x6000 + (uint32_t)seid);
+	for (k = 0; k < 2; k++) {
+		memset(&pdrs[k].ue4, 0, sizeof(pdrs[k].ue4));
+		ue6(pdrs[k].ue6.a, 0x01, lo, iid);
+		pdrs[k].ue6.af = 6;
+		pdrs[k].ue6_dbits = dbits;
+	}
+	put_session(&c);
+}
+
+/*
+ * A prefix delegated to a UE (TS 23.501 5.8.2.2.4): a /56 is the PDRs' UE
+ * address. Downlink to any /64 in it is the session's, encapsulated; beside
+ * it, nothing. Uplink from an address in it matches the uplink PDR; from
+ * outside, no PDR (the uplink PDR's UE address is a condition). A /60 of
+ * another session inside the /56 takes its addresses (the longest prefix).
+ */
+static void
+test_delegated_prefix(void **state)
+{
+	const uint8_t remote[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+	uint8_t inner[128], a[16];
+	struct rte_mbuf *m, *out;
+	uint64_t no_pdr, unknown;
+	unsigned int ilen, k;
+	static const struct {
+		uint8_t hi, lo, iid;
+		int teid; /* The gNB TEID it goes down, or -1: dropped as no UE's. */
+	} dl[] = {
+		{ 0x01, 0x00, 1, 0x6011 }, /* the /56's first /64 */
+		{ 0x01, 0xab, 9, 0x6011 }, /* another of its /64s */
+		{ 0x01, 0xff, 2, 0x6011 }, /* its last */
+		{ 0x01, 0xc3, 4, 0x6012 }, /* in the /60 inside it: the other session */
+		{ 0x02, 0x00, 1, -1 }, /* the next /56 */
+		{ 0x00, 0xff, 1, -1 }, /* the /64 before it */
+	};
+
+	(void)state;
+	/* The /56 given as an address with an interface identifier in it. */
+	pfx_session(0x11, 0x42, 7, 8);
+	pfx_session(0x12, 0xc0, 0, 4);
+	assert_int_equal(upf_store_get(store, 0x11)->pdr[1].flags, UPF_PDR_UE6 | UPF_PDR_UE6_PFX);
+	assert_int_equal(upf_store_get(store, 0x11)->pdr[1].ue6[7], 0);
+
+	for (k = 0; k < RTE_DIM(dl); k++) {
+		unknown = upf_drops(UPF_DROP_UNKNOWN_UE);
+		ue6(a, dl[k].hi, dl[k].lo, dl[k].iid);
+		m = dl_frame(inner, user_pkt6(inner, remote, a));
+		run(1, &m, 1);
+		out = sent(0);
+		if (dl[k].teid < 0) {
+			assert_null(out);
+			assert_int_equal(upf_drops(UPF_DROP_UNKNOWN_UE), unknown + 1);
+			continue;
+		}
+		assert_non_null(out);
+		/* Ethernet, IPv4, UDP, then the GTP-U TEID. */
+		assert_int_equal(get32(rte_pktmbuf_mtod(out, const uint8_t *) + 14 + 20 + 8 + 4),
+				 (uint32_t)dl[k].teid);
+		rte_pktmbuf_free(out);
+	}
+
+	/* Uplink from the /56 matches; from beside it, no PDR. */
+	ue6(a, 0x01, 0x77, 3);
+	ilen = user_pkt6(inner, a, remote);
+	m = gpdu(0x2011, 9, inner, ilen);
+	run(0, &m, 1);
+	out = sent(1);
+	assert_non_null(out);
+	assert_memory_equal(rte_pktmbuf_mtod(out, const uint8_t *) + 14 + 8, a, 16);
+	rte_pktmbuf_free(out);
+	no_pdr = upf_drops(UPF_DROP_NO_PDR);
+	ue6(a, 0x02, 0x77, 3);
+	m = gpdu(0x2011, 9, inner, user_pkt6(inner, a, remote));
+	run(0, &m, 1);
+	assert_null(sent(1));
+	assert_int_equal(upf_drops(UPF_DROP_NO_PDR), no_pdr + 1);
+
+	/* With the /60's session gone, its addresses are the /56's again. */
+	assert_int_equal(upf_store_del(store, 0x12), 0);
+	ue6(a, 0x01, 0xc3, 4);
+	m = dl_frame(inner, user_pkt6(inner, remote, a));
+	run(1, &m, 1);
+	out = sent(0);
+	assert_non_null(out);
+	assert_int_equal(get32(rte_pktmbuf_mtod(out, const uint8_t *) + 14 + 20 + 8 + 4), 0x6011);
+	rte_pktmbuf_free(out);
+	assert_int_equal(upf_store_del(store, 0x11), 0);
+	assert_int_equal(store->ue.dlen, 0);
+}
+
 int
 main(void)
 {
@@ -1502,6 +1648,7 @@ main(void)
 		cmocka_unit_test(test_n9_downlink),
 		cmocka_unit_test(test_ue_to_ue),
 		cmocka_unit_test(test_dual_stack),
+		cmocka_unit_test(test_delegated_prefix),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -1658,18 +1658,183 @@ test_ue_model(void **state)
 	upf_ue_fini(&t);
 }
 
+/* ---- delegated prefixes: the UE table against a brute-force longest match ---- */
+
+#define DM_PFX 256
+
+/* Prefix i of the model: instance i % 2, fd00:45:0:XXXX::/(64 - dbits). */
+struct dm_pfx {
+	struct upf_ue_key k;
+	bool held;
+	void *obj;
+};
+
+/* The object a /64 (ni, 16 bits v) gets by the longest held prefix, or NULL. */
+static void *
+dm_best(const struct dm_pfx *m, unsigned int n, uint8_t ni, uint16_t v)
+{
+	int best = -1;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const unsigned int d = m[i].k.dbits;
+		const uint16_t pv = (uint16_t)(m[i].k.a[6] << 8 | m[i].k.a[7]);
+
+		if (!m[i].held || m[i].k.ni != ni || ((pv ^ v) >> d) != 0)
+			continue;
+		if (best < 0 || d < m[best].k.dbits)
+			best = (int)i;
+	}
+	return best < 0 ? NULL : m[best].obj;
+}
+
+static void
+dm_check(const struct upf_ue_tab *t, const struct dm_pfx *m, unsigned int n, uint32_t *rng)
+{
+	static const uint8_t base[6] = { 0xfd, 0x00, 0x00, 0x45, 0, 0 };
+	struct upf_ue_key key[100];
+	const void *k[100];
+	void *got[100];
+	uint32_t want_dlen = 0;
+	unsigned int round, i;
+
+	for (i = 0; i < n; i++)
+		if (m[i].held && m[i].k.dbits != 0)
+			want_dlen |= 1u << m[i].k.dbits;
+	assert_int_equal(t->dlen, want_dlen);
+	for (round = 0; round < 20; round++) {
+		/* 100 keys: more than one bulk lookup's 64. */
+		for (i = 0; i < 100; i++) {
+			uint8_t a[8];
+			/* Mostly near the prefixes, some far off, one an IPv4 address. */
+			const uint16_t v =
+				(uint16_t)(xs32(rng) % 8 == 0 ? xs32(rng)
+							      : 0x0100 + xs32(rng) % 0x300);
+
+			memcpy(a, base, 6);
+			a[6] = (uint8_t)(v >> 8);
+			a[7] = (uint8_t)v;
+			upf_ue_key_make(&key[i], (uint8_t)(xs32(rng) % 2), i == 50 ? 4 : 6, a, 0);
+			k[i] = &key[i];
+		}
+		upf_ue_lookup_bulk(t, k, 100, got);
+		for (i = 0; i < 100; i++) {
+			const uint16_t v = (uint16_t)(key[i].a[6] << 8 | key[i].a[7]);
+
+			if (key[i].af == 4) {
+				assert_null(got[i]);
+				continue;
+			}
+			if (got[i] != dm_best(m, n, key[i].ni, v))
+				fail_msg("round %u key %u (ni %u, %04x): got %p", round, i,
+					 key[i].ni, v, got[i]);
+		}
+	}
+}
+
+/*
+ * Delegated prefixes of /48 to /64 (UPF_UE_DBITS_MAX), nested and side by
+ * side in two instances, added and removed at random: every lookup gets
+ * the longest held prefix of its instance, as a linear scan finds it, and
+ * dlen has exactly the lengths held.
+ */
+static void
+test_ue_delegated_model(void **state)
+{
+	static struct dm_pfx m[DM_PFX];
+	static const uint8_t dbits[] = { 0, 0, 0, 1, 2, 4, 7, 8, 8, 8, 12, 16 };
+	char name[RTE_HASH_NAMESIZE] = "ut_ue_dm";
+	struct rte_hash_parameters hp = {
+		.name = name,
+		.entries = 2 * DM_PFX,
+		.key_len = sizeof(struct upf_ue_key),
+		.socket_id = SOCKET_ID_ANY,
+		.extra_flag =
+			RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF | RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
+	};
+	struct upf_ue_tab t;
+	uint32_t rng = 0xde1e9a7e;
+	unsigned int n = 0, i, j, step;
+
+	(void)state;
+	memset(m, 0, sizeof(m));
+	/* Distinct prefixes (the same one twice would be one key). */
+	while (n < DM_PFX) {
+		uint8_t a[8] = { 0xfd, 0x00, 0x00, 0x45, 0, 0 };
+		const uint16_t v = (uint16_t)(0x0100 + xs32(&rng) % 0x300);
+
+		a[6] = (uint8_t)(v >> 8);
+		a[7] = (uint8_t)v;
+		upf_ue_key_make(&m[n].k, (uint8_t)(n % 2), 6, a,
+				dbits[xs32(&rng) % RTE_DIM(dbits)]);
+		for (j = 0; j < n && memcmp(&m[j].k, &m[n].k, sizeof(m[n].k)) != 0; j++)
+			;
+		if (j == n)
+			n++;
+	}
+	assert_int_equal(upf_ue_init(&t, rte_hash_create(&hp), NULL, 0, SOCKET_ID_ANY, err,
+				     sizeof(err)),
+			 0);
+	/* A length beyond the longest, or on an IPv4 key, is refused. */
+	{
+		struct upf_ue_key bad = m[0].k;
+
+		bad.dbits = UPF_UE_DBITS_MAX + 1;
+		assert_int_equal(upf_ue_add(&t, &bad, fake_obj(1, false)), -EINVAL);
+		bad.af = 4;
+		bad.dbits = 8;
+		assert_int_equal(upf_ue_add(&t, &bad, fake_obj(1, false)), -EINVAL);
+		assert_int_equal(t.dlen, 0);
+	}
+	for (step = 0; step < 6000; step++) {
+		i = xs32(&rng) % n;
+		if (m[i].held && xs32(&rng) % 2 == 0) {
+			const int32_t pos = upf_ue_del(&t, &m[i].k);
+
+			assert_true(pos >= 0);
+			assert_int_equal(rte_hash_free_key_with_position(t.h, pos), 0);
+			m[i].held = false;
+		} else {
+			/* New, or the same key pointed at another object. */
+			m[i].obj = fake_obj(step + 1, false);
+			assert_int_equal(upf_ue_add(&t, &m[i].k, m[i].obj), 0);
+			m[i].held = true;
+		}
+		if (step % 500 == 0)
+			dm_check(&t, m, n, &rng);
+	}
+	dm_check(&t, m, n, &rng);
+	for (i = 0; i < n; i++)
+		if (m[i].held) {
+			assert_true(upf_ue_del(&t, &m[i].k) >= 0);
+			m[i].held = false;
+		}
+	assert_int_equal(t.dlen, 0);
+	dm_check(&t, m, n, &rng);
+	upf_ue_fini(&t);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_invalid_params),   cmocka_unit_test(test_invalid_session),
-		cmocka_unit_test(test_compile),          cmocka_unit_test(test_pdr_groups),
-		cmocka_unit_test(test_shared_keys),      cmocka_unit_test(test_replace),
-		cmocka_unit_test(test_conflict),         cmocka_unit_test(test_table_full_rollback),
-		cmocka_unit_test(test_enospc),           cmocka_unit_test(test_usage_and_reuse),
-		cmocka_unit_test(test_counts_and_rings), cmocka_unit_test(test_rcu_grace),
-		cmocka_unit_test(test_teid_model),       cmocka_unit_test(test_teid_full),
-		cmocka_unit_test(test_chosen_teid),      cmocka_unit_test(test_ue_model),
+		cmocka_unit_test(test_invalid_params),
+		cmocka_unit_test(test_invalid_session),
+		cmocka_unit_test(test_compile),
+		cmocka_unit_test(test_pdr_groups),
+		cmocka_unit_test(test_shared_keys),
+		cmocka_unit_test(test_replace),
+		cmocka_unit_test(test_conflict),
+		cmocka_unit_test(test_table_full_rollback),
+		cmocka_unit_test(test_enospc),
+		cmocka_unit_test(test_usage_and_reuse),
+		cmocka_unit_test(test_counts_and_rings),
+		cmocka_unit_test(test_rcu_grace),
+		cmocka_unit_test(test_teid_model),
+		cmocka_unit_test(test_teid_full),
+		cmocka_unit_test(test_chosen_teid),
+		cmocka_unit_test(test_ue_model),
+		cmocka_unit_test(test_ue_delegated_model),
 	};
 	/* The sessions' tests again with their UE addresses in the UE
 	 * table's direct array rather than its hash. */

@@ -261,6 +261,24 @@ VECTORS = {
     "sess_est_req_pool": lambda: est_pdr5(124, [
         P.IE_NotImplemented(ietype=177, data=b"\x00\x06pool-a"),
         P.IE_NotImplemented(ietype=177, data=b"\x00\x0bpool-b.ipv6")]),
+    # A prefix delegated to the UE: V6 with IPv6D (octet 5 bit 4, which this
+    # scapy has in its spare field) and 8 Prefix Delegation Bits after the
+    # address: fd00:45:0:700::/56, given as an address in it.
+    "sess_est_req_delegated": lambda: hdr(126, 0) / P.PFCPSessionEstablishmentRequest(IE_list=[
+        NODE4,
+        P.IE_FSEID(v4=1, seid=9, ipv4="10.0.0.5"),
+        P.IE_CreatePDR(IE_list=[
+            P.IE_PDR_Id(id=5),
+            P.IE_Precedence(precedence=1),
+            P.IE_PDI(IE_list=[
+                P.IE_SourceInterface(interface=1),
+                P.IE_UE_IP_Address(SD=1, V6=1, spare=0x01, ipv6="fd00:45:0:7ab::5",
+                                   extra_data=b"\x08"),
+            ]),
+            P.IE_FAR_Id(id=1),
+        ]),
+        far(1, {"DROP": 1}, None),
+    ]),
     "sess_est_req_nofar": lambda: hdr(122, 0) / P.PFCPSessionEstablishmentRequest(IE_list=[
         NODE4, P.IE_FSEID(v4=1, seid=9, ipv4="10.0.0.5"), ul_pdr()]),
     "sess_est_req_dupl": lambda: hdr(123, 0) / P.PFCPSessionEstablishmentRequest(IE_list=[
