@@ -183,8 +183,8 @@ dlg_set(struct upf_store *s, bool *is_on, bool on)
 
 /* Time n lookups of case k from trace t (session id | subnet << 24): cycles. */
 static uint64_t
-run(const struct upf_store *s, enum kase k, const uint32_t *t, uint64_t n, unsigned int burst,
-    uint64_t *pos, bool check)
+time_lookups(const struct upf_store *s, enum kase k, const uint32_t *t, uint64_t n,
+	     unsigned int burst, uint64_t *pos, bool check)
 {
 	struct upf_ue_key key[RTE_HASH_LOOKUP_BULK_MAX];
 	const void *keys[RTE_HASH_LOOKUP_BULK_MAX];
@@ -386,8 +386,9 @@ main(int argc, char **argv)
 		for (k = 0; k < K_COUNT; k++) {
 			if (k != K_DLG56 && dlg_set(st[0], &dlg_on, k == K_S64_DLG) != 0)
 				return 1;
-			run(st[k == K_DLG56], k, trace, RTE_MIN(o.lookups, (uint64_t)TRACE_LEN),
-			    o.burst, &pos[k], true);
+			time_lookups(st[k == K_DLG56], k, trace,
+				     RTE_MIN(o.lookups, (uint64_t)TRACE_LEN), o.burst, &pos[k],
+				     true);
 		}
 		for (r = 0; r < o.reps; r++)
 			for (q = 0; q < K_COUNT; q++) {
@@ -395,8 +396,8 @@ main(int argc, char **argv)
 				if (k != K_DLG56 && dlg_set(st[0], &dlg_on, k == K_S64_DLG) != 0)
 					return 1;
 				sink += flush(fbuf);
-				cyc[k][r] = run(st[k == K_DLG56], k, trace, o.lookups, o.burst,
-						&pos[k], false);
+				cyc[k][r] = time_lookups(st[k == K_DLG56], k, trace, o.lookups,
+							 o.burst, &pos[k], false);
 			}
 		if (dlg_set(st[0], &dlg_on, false) != 0)
 			return 1;
