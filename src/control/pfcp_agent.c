@@ -2804,6 +2804,31 @@ store_fail(struct pa_agent *a, const struct pa_work *w, int rc, const char *msg,
 	pa_fail(e, PFCP_CAUSE_RULE_FAILURE, 0, PFCP_RULE_NONE, 0, "%s", msg);
 }
 
+/*
+ * The UE table's delegated prefixes (upf_uetab.h): how many sessions' keys
+ * are prefixes, and their lengths ("/56,/60"; "none"), each length one
+ * more probe for a downlink address that misses as a /64.
+ */
+static void
+tel_delegated(struct rte_tel_data *d, const struct upf_ue_tab *t)
+{
+	char lens[8 * UPF_UE_DBITS_MAX];
+	uint64_t n = 0;
+	size_t o = 0;
+	unsigned int b;
+
+	lens[0] = '\0';
+	for (b = 1; b <= UPF_UE_DBITS_MAX; b++) {
+		if (t->n_dlen[b] == 0)
+			continue;
+		n += t->n_dlen[b];
+		o += (size_t)snprintf(lens + o, sizeof(lens) - o, "%s/%u", o != 0 ? "," : "",
+				      64 - b);
+	}
+	rte_tel_data_add_dict_u64(d, "ue_delegated_prefixes", n);
+	rte_tel_data_add_dict_string(d, "ue_delegated_lengths", o != 0 ? lens : "none");
+}
+
 /* ---- Requests and their responses --------------------------------------- */
 
 /* The request being handled. */
@@ -3729,6 +3754,7 @@ tel_upf_locked(const struct pa_agent *a, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "ue_ips_chosen", n->ue_ips_chosen);
 	rte_tel_data_add_dict_u64(d, "ue_ips_held_uplink_only",
 				  a->ue_held != NULL ? (uint64_t)rte_hash_count(a->ue_held) : 0);
+	tel_delegated(d, &a->st->ue);
 	rte_tel_data_add_dict_u64(d, "volume_checks", n->scans);
 	rte_tel_data_add_dict_u64(d, "buffered_held", n->buffered);
 	rte_tel_data_add_dict_u64(d, "buffer_full", n->buffer_full);

@@ -2440,6 +2440,8 @@ test_delegated_prefix(void **state)
 	snprintf(cmd, sizeof(cmd), "/lanefwd/upf/session,%" PRIu64, up_a);
 	tel_has(cmd, "\"ue_ipv6\":\"fd00:45:1:100::\"");
 	tel_has(cmd, "\"ue_ipv6_prefix_len\":56");
+	tel_has("/lanefwd/upf", "\"ue_delegated_prefixes\":1");
+	tel_has("/lanefwd/upf", "\"ue_delegated_lengths\":\"/56\"");
 
 	/* The same /56 again (given as another address in it). */
 	w_pfx_session(601, "fd00:45:1:100::", 8);
@@ -2459,6 +2461,8 @@ test_delegated_prefix(void **state)
 	assert_int_equal(dp_of_ue6("fd00:45:1:1c0::5")->up_seid, up_b);
 	delete (up_b);
 	assert_int_equal(st->ue.dlen, 0);
+	tel_has("/lanefwd/upf", "\"ue_delegated_prefixes\":0");
+	tel_has("/lanefwd/upf", "\"ue_delegated_lengths\":\"none\"");
 	assert_int_equal(counts().sessions, base);
 }
 
