@@ -171,6 +171,8 @@ enum pfcp_ie_type {
 	PFCP_IE_FAILED_RULE_ID = 114,
 	PFCP_IE_QFI = 124,
 	PFCP_IE_CREATE_TRAFFIC_ENDPOINT = 127,
+	PFCP_IE_UPDATE_TRAFFIC_ENDPOINT = 129,
+	PFCP_IE_REMOVE_TRAFFIC_ENDPOINT = 130,
 	PFCP_IE_TRAFFIC_ENDPOINT_ID = 131,
 	PFCP_IE_ETHERNET_PACKET_FILTER = 132,
 	PFCP_IE_UE_IP_POOL_ID = 177, /**< UE IP address Pool Identity (8.2.153). */
@@ -284,7 +286,8 @@ struct pfcp_fseid {
  * (P: ports or ranges a-b separated by commas, each pair of a remote and a
  * UE range one filter of the PDR's at most UPF_MAX_SDF; no negation or
  * options), Application ID,
- * Ethernet Packet Filter, Traffic Endpoint ID, predefined rules, a UE
+ * Ethernet Packet Filter, Traffic Endpoint ID (and, at message level,
+ * Create / Update / Remove Traffic Endpoint), predefined rules, a UE
  * IPv6 prefix longer than a /64 or shorter than a /48 (IPv6D bits or
  * IP6PL; c.ue6_dbits has a delegated prefix's bits), CHV6 for a delegated
  * prefix, outer

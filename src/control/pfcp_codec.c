@@ -494,6 +494,20 @@ h_unsupported(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n
 	return fail_rule(d, t, "not supported by this UPF");
 }
 
+/*
+ * Create / Update / Remove Traffic Endpoint (PDI optimisation, PDIU, not
+ * advertised): refused, not skipped as an unknown IE would be, so that an
+ * SMF that sends one anyway is not told its endpoint exists.
+ */
+static int
+h_traffic_endpoint(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
+{
+	(void)obj, (void)v, (void)n;
+	return fail_rule(d, t,
+			 "Traffic Endpoints (PDI optimisation) are not supported: the PDI "
+			 "carries its F-TEID and UE address");
+}
+
 /* -- PDR (obj: struct pfcp_pdr). -- */
 
 static int
@@ -1630,6 +1644,7 @@ static const struct ie_desc sess_est_ies[] = {
 	{ PFCP_IE_CREATE_QER, 0, IE_MULTI, h_rule },
 	{ PFCP_IE_CREATE_BAR, 0, 0, h_bar },
 	{ PFCP_IE_PDN_TYPE, 1, 0, h_msg_u8 },
+	{ PFCP_IE_CREATE_TRAFFIC_ENDPOINT, 0, IE_MULTI, h_traffic_endpoint },
 };
 
 static const struct ie_desc sess_mod_ies[] = {
@@ -1651,6 +1666,9 @@ static const struct ie_desc sess_mod_ies[] = {
 	{ PFCP_IE_CREATE_BAR, 0, 0, h_bar },
 	{ PFCP_IE_UPDATE_BAR_SMR, 0, 0, h_bar },
 	{ PFCP_IE_REMOVE_BAR, 0, 0, h_bar },
+	{ PFCP_IE_CREATE_TRAFFIC_ENDPOINT, 0, IE_MULTI, h_traffic_endpoint },
+	{ PFCP_IE_UPDATE_TRAFFIC_ENDPOINT, 0, IE_MULTI, h_traffic_endpoint },
+	{ PFCP_IE_REMOVE_TRAFFIC_ENDPOINT, 0, IE_MULTI, h_traffic_endpoint },
 };
 
 static const struct ie_desc sess_report_resp_ies[] = {
@@ -1861,6 +1879,9 @@ ie_name(uint16_t type)
 		{ PFCP_IE_QER_ID, "QER ID" },
 		{ PFCP_IE_PDN_TYPE, "PDN Type" },
 		{ PFCP_IE_QFI, "QFI" },
+		{ PFCP_IE_CREATE_TRAFFIC_ENDPOINT, "Create Traffic Endpoint" },
+		{ PFCP_IE_UPDATE_TRAFFIC_ENDPOINT, "Update Traffic Endpoint" },
+		{ PFCP_IE_REMOVE_TRAFFIC_ENDPOINT, "Remove Traffic Endpoint" },
 		{ PFCP_IE_TRAFFIC_ENDPOINT_ID, "Traffic Endpoint ID" },
 		{ PFCP_IE_ETHERNET_PACKET_FILTER, "Ethernet Packet Filter" },
 	};

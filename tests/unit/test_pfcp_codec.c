@@ -361,13 +361,14 @@ test_depth(void **state)
 	int n;
 
 	(void)state;
-	/* Grouped IEs this message does not take are skipped, but their framing still
-	 * counts: PFCP_MAX_DEPTH deep passes, one more is refused. */
+	/* Grouped IEs this message does not take (an Ethernet Packet Filter
+	 * outside a PDI) are skipped, but their framing still counts:
+	 * PFCP_MAX_DEPTH deep passes, one more is refused. */
 	est_begin(&w);
 	o = pdr_begin(&w, 1, &pdi);
 	pdr_end(&w, o, pdi);
 	far_drop(&w, 1);
-	nest(&w, PFCP_IE_CREATE_TRAFFIC_ENDPOINT, PFCP_MAX_DEPTH);
+	nest(&w, PFCP_IE_ETHERNET_PACKET_FILTER, PFCP_MAX_DEPTH);
 	n = est_end(&w);
 	assert_int_equal(dec(buf, n), PFCP_DEC_OK);
 
@@ -375,9 +376,9 @@ test_depth(void **state)
 	o = pdr_begin(&w, 1, &pdi);
 	pdr_end(&w, o, pdi);
 	far_drop(&w, 1);
-	nest(&w, PFCP_IE_CREATE_TRAFFIC_ENDPOINT, PFCP_MAX_DEPTH + 1);
+	nest(&w, PFCP_IE_ETHERNET_PACKET_FILTER, PFCP_MAX_DEPTH + 1);
 	n = est_end(&w);
-	REJECTS(buf, n, PFCP_CAUSE_REJECTED, PFCP_IE_CREATE_TRAFFIC_ENDPOINT);
+	REJECTS(buf, n, PFCP_CAUSE_REJECTED, PFCP_IE_ETHERNET_PACKET_FILTER);
 
 	/* Create PDR in a PDI in a Create PDR ... ten deep, inside a real PDR. */
 	est_begin(&w);
@@ -1096,6 +1097,48 @@ est_with_pools(const char *const *v, const size_t *len, unsigned int n)
 	pfcp_w_ie_end(&w, o);
 	far_drop(&w, 1);
 	return est_end(&w);
+}
+
+/*
+ * Traffic Endpoints (PDI optimisation, not advertised): Create in an
+ * establishment, Create / Update / Remove in a modification, and a PDI
+ * naming one, each Cause 73 with the IE as the offending one, never
+ * skipped as unknown IEs are.
+ */
+static void
+test_traffic_endpoint(void **state)
+{
+	static const uint16_t mod_types[] = { PFCP_IE_CREATE_TRAFFIC_ENDPOINT,
+					      PFCP_IE_UPDATE_TRAFFIC_ENDPOINT,
+					      PFCP_IE_REMOVE_TRAFFIC_ENDPOINT };
+	struct pfcp_w w;
+	size_t o, pdi;
+	unsigned int i;
+	int n;
+
+	(void)state;
+	est_begin(&w);
+	o = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_TRAFFIC_ENDPOINT);
+	pfcp_w_ie_u8(&w, PFCP_IE_TRAFFIC_ENDPOINT_ID, 1);
+	pfcp_w_ie_end(&w, o);
+	o = pdr_begin(&w, 1, &pdi);
+	pdr_end(&w, o, pdi);
+	far_drop(&w, 1);
+	n = est_end(&w);
+	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_CREATE_TRAFFIC_ENDPOINT);
+	for (i = 0; i < RTE_DIM(mod_types); i++) {
+		pfcp_w_init(&w, buf, sizeof(buf));
+		pfcp_w_hdr_begin(&w, PFCP_SESS_MOD_REQ, true, 1, 1);
+		o = pfcp_w_ie_begin(&w, mod_types[i]);
+		pfcp_w_ie_u8(&w, PFCP_IE_TRAFFIC_ENDPOINT_ID, 1);
+		pfcp_w_ie_end(&w, o);
+		n = pfcp_w_hdr_end(&w);
+		assert_true(n > 0);
+		REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, mod_types[i]);
+	}
+	n = est_with_pdi_ie(PFCP_IE_TRAFFIC_ENDPOINT_ID, "\x01", 1);
+	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_TRAFFIC_ENDPOINT_ID);
+	assert_int_equal(err.rule_type, PFCP_RULE_PDR);
 }
 
 /*
@@ -2085,6 +2128,7 @@ main(void)
 		cmocka_unit_test(test_flow_port_lists),
 		cmocka_unit_test(test_pool_identity),
 		cmocka_unit_test(test_ue_ipv6_prefix_fields),
+		cmocka_unit_test(test_traffic_endpoint),
 		cmocka_unit_test(test_ie_details),
 		cmocka_unit_test(test_vector_node_messages),
 		cmocka_unit_test(test_vector_sess_est),
