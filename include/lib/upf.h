@@ -29,7 +29,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_meter.h>
 
@@ -74,6 +76,42 @@ struct upf_prefix {
 	uint8_t plen;
 	uint8_t a[16]; /**< Host bits zero. */
 };
+
+/*
+ * Whether address a (of family af) is in prefix p: its first plen bits
+ * are p's. Words compared under a shift: a memcmp of plen / 8 bytes, a
+ * length the compiler cannot see, is a call into libc, and the PDR scan
+ * makes two per SDF filter. p's length is within its family's (the store
+ * checks).
+ */
+static inline bool
+upf_prefix_has(const struct upf_prefix *p, uint8_t af, const uint8_t *a)
+{
+	const unsigned int plen = p->plen;
+	uint64_t x, y;
+
+	if (p->af == 0)
+		return true;
+	if (p->af != af)
+		return false;
+	if (af == 4) {
+		uint32_t u, v;
+
+		memcpy(&u, a, 4);
+		memcpy(&v, p->a, 4);
+		/* (A shift by the word's width is undefined: /0 is every address.) */
+		return plen == 0 || (rte_be_to_cpu_32(u ^ v) >> (32 - plen)) == 0;
+	}
+	memcpy(&x, a, 8);
+	memcpy(&y, p->a, 8);
+	if (plen <= 64)
+		return plen == 0 || (rte_be_to_cpu_64(x ^ y) >> (64 - plen)) == 0;
+	if (x != y)
+		return false;
+	memcpy(&x, a + 8, 8);
+	memcpy(&y, p->a + 8, 8);
+	return (rte_be_to_cpu_64(x ^ y) >> (128 - plen)) == 0;
+}
 
 /**
  * One SDF filter, from a Flow Description "permit out PROTO from A [PORTS]

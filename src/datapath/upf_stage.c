@@ -135,18 +135,6 @@ inner_dst(const uint8_t *ip, uint8_t af)
 		       : ip + offsetof(struct rte_ipv6_hdr, dst_addr);
 }
 
-static inline bool
-prefix_match(const struct upf_prefix *p, uint8_t af, const uint8_t *a)
-{
-	const unsigned int full = p->plen / 8, rem = p->plen % 8;
-
-	if (p->af == 0)
-		return true;
-	if (p->af != af || memcmp(p->a, a, full) != 0)
-		return false;
-	return rem == 0 || ((a[full] ^ p->a[full]) & (0xff00 >> rem)) == 0;
-}
-
 /* One SDF filter against the packet (ue/remote already oriented). */
 static inline bool
 sdf_match(const struct upf_sdf *f, const struct upf_pkt *k, const uint8_t *ue,
@@ -154,7 +142,7 @@ sdf_match(const struct upf_sdf *f, const struct upf_pkt *k, const uint8_t *ue,
 {
 	if (!f->any_proto && f->proto != k->proto)
 		return false;
-	if (!prefix_match(&f->remote, k->af, remote) || !prefix_match(&f->ue, k->af, ue))
+	if (!upf_prefix_has(&f->remote, k->af, remote) || !upf_prefix_has(&f->ue, k->af, ue))
 		return false;
 	if (f->has_tos && ((k->tos ^ f->tos) & f->tos_mask) != 0)
 		return false;

@@ -899,6 +899,13 @@ fmt_ue(char *buf, size_t len, const struct upf_ue_key *k)
 		r_;                                   \
 	})
 
+/* An SDF filter's prefix as the datapath's prefix_match() takes it: any, or a length of its family. */
+static bool
+sdf_prefix_ok(const struct upf_prefix *p)
+{
+	return p->af == 0 || (p->af == 4 && p->plen <= 32) || (p->af == 6 && p->plen <= 128);
+}
+
 static int
 check_conf(const struct upf_sess_conf *c, unsigned int *n_sdf, char *err, size_t errlen)
 {
@@ -954,6 +961,15 @@ check_conf(const struct upf_sess_conf *c, unsigned int *n_sdf, char *err, size_t
 			       r->id, r->ue4.af, r->ue6.af);
 			return -EINVAL;
 		}
+		for (j = 0; j < r->n_sdf && j < UPF_MAX_SDF; j++)
+			if (!sdf_prefix_ok(&r->sdf[j].remote) || !sdf_prefix_ok(&r->sdf[j].ue)) {
+				seterr(err, errlen,
+				       "PDR %u: SDF filter %u: a prefix of family %u/%u, length "
+				       "/%u/%u",
+				       r->id, j, r->sdf[j].remote.af, r->sdf[j].ue.af,
+				       r->sdf[j].remote.plen, r->sdf[j].ue.plen);
+				return -EINVAL;
+			}
 		if (r->ue6_dbits > UPF_UE6_DBITS_MAX || (r->ue6_dbits != 0 && r->ue6.af != 6)) {
 			seterr(err, errlen,
 			       "PDR %u: a delegated UE prefix of %u bits%s (at most %u, of an "

@@ -354,6 +354,28 @@ test_invalid_session(void **state)
 	assert_int_equal(put(s, &b), -EINVAL);
 	assert_err_has("PDR id 1", NULL);
 
+	/* An SDF prefix longer than its family's addresses; a delegated UE
+	 * prefix past /48, or without an IPv6 address. */
+	sb_simple(&b, 1, 0x100, 0x0a2d0001);
+	b.pdr[0].n_sdf = 1;
+	b.pdr[0].sdf[0].any_proto = true;
+	b.pdr[0].sdf[0].ue.af = 4;
+	b.pdr[0].sdf[0].ue.plen = 33;
+	assert_int_equal(put(s, &b), -EINVAL);
+	assert_err_has("PDR 1", "SDF filter 0");
+	b.pdr[0].sdf[0].ue.af = 6;
+	b.pdr[0].sdf[0].ue.plen = 128;
+	assert_int_equal(put(s, &b), 0);
+	assert_int_equal(upf_store_del(s, 1), 0);
+	sb_simple(&b, 1, 0x100, 0x0a2d0001);
+	b.pdr[1].ue6_dbits = 8;
+	assert_int_equal(put(s, &b), -EINVAL);
+	assert_err_has("PDR 2", "without an IPv6 address");
+	b.pdr[1].ue6.af = 6;
+	b.pdr[1].ue6_dbits = UPF_UE6_DBITS_MAX + 1;
+	assert_int_equal(put(s, &b), -EINVAL);
+	assert_err_has("PDR 2", "delegated");
+
 	/* Past the limits. */
 	sb_simple(&b, 1, 0x100, 0x0a2d0001);
 	b.pdr[0].n_sdf = UPF_MAX_SDF + 1;
@@ -1658,6 +1680,75 @@ test_ue_model(void **state)
 	upf_ue_fini(&t);
 }
 
+/* ---- upf_prefix_has against a bit-by-bit reference ---- */
+
+static bool
+bit_of(const uint8_t *a, unsigned int i)
+{
+	return (a[i / 8] >> (7 - i % 8)) & 1;
+}
+
+/* Every length of both families, addresses inside, outside by one bit, and at random. */
+static void
+test_prefix_has(void **state)
+{
+	uint32_t rng = 0x9fe1c0de;
+	unsigned int f, plen, round, i;
+
+	(void)state;
+	for (f = 0; f < 2; f++) {
+		const uint8_t af = f == 0 ? 4 : 6;
+		const unsigned int bits = f == 0 ? 32 : 128;
+
+		for (plen = 0; plen <= bits; plen++)
+			for (round = 0; round < 200; round++) {
+				struct upf_prefix p;
+				uint8_t a[16];
+				bool want;
+
+				memset(&p, 0, sizeof(p));
+				p.af = af;
+				p.plen = (uint8_t)plen;
+				for (i = 0; i < 16; i++)
+					p.a[i] = (uint8_t)xs32(&rng);
+				for (i = plen; i < 128; i++) /* host bits zero */
+					p.a[i / 8] &= (uint8_t) ~(0x80 >> (i % 8));
+				for (i = 0; i < 16; i++)
+					a[i] = (uint8_t)xs32(&rng);
+				if (round % 3 != 2) {
+					/* Inside: p's bits, then random ones; one of
+					 * them flipped (round % 3 == 1) makes it
+					 * outside if it is a prefix bit. */
+					for (i = 0; i < plen; i++)
+						if (bit_of(p.a, i) != bit_of(a, i))
+							a[i / 8] ^= (uint8_t)(0x80 >> (i % 8));
+					if (round % 3 == 1) {
+						const unsigned int b = xs32(&rng) % bits;
+
+						a[b / 8] ^= (uint8_t)(0x80 >> (b % 8));
+					}
+				}
+				want = true;
+				for (i = 0; i < plen; i++)
+					if (bit_of(p.a, i) != bit_of(a, i))
+						want = false;
+				if (upf_prefix_has(&p, af, a) != want)
+					fail_msg("IPv%u /%u round %u: got %d", af, plen, round,
+						 !want);
+			}
+	}
+	/* Another family never matches; "any" (af 0) always does. */
+	{
+		struct upf_prefix p = { .af = 6, .plen = 0 };
+		const uint8_t a[16] = { 0 };
+
+		assert_false(upf_prefix_has(&p, 4, a));
+		p.af = 0;
+		assert_true(upf_prefix_has(&p, 4, a));
+		assert_true(upf_prefix_has(&p, 6, a));
+	}
+}
+
 /* ---- delegated prefixes: the UE table against a brute-force longest match ---- */
 
 #define DM_PFX 256
@@ -1835,6 +1926,7 @@ main(void)
 		cmocka_unit_test(test_chosen_teid),
 		cmocka_unit_test(test_ue_model),
 		cmocka_unit_test(test_ue_delegated_model),
+		cmocka_unit_test(test_prefix_has),
 	};
 	/* The sessions' tests again with their UE addresses in the UE
 	 * table's direct array rather than its hash. */
