@@ -1837,6 +1837,15 @@ def bad(h):
          (51, {69, 73})),
         ("establishment: DUPL", pfcp_hdr(50, est_body(fars=[far(1, "DUPL")]), seid=0),
          (51, {69, 73, 76})),
+        # Traffic Endpoints (PDIU, not offered) are refused, not skipped as
+        # an unknown IE; scapy's own encoding of the IE.
+        ("establishment with a Create Traffic Endpoint",
+         pfcp_hdr(50, est_body(cp_seid=79) + bytes(upf_smf.P.IE_CreateTrafficEndpoint(
+             IE_list=[upf_smf.P.IE_TrafficEndpointId(id=1)])), seid=0), (51, {73}, 127)),
+        # A prefix delegated to the UE shorter than a /48 (IPv6D 24 bits).
+        ("establishment: a delegated /40",
+         pfcp_hdr(50, est_body(cp_seid=80, pdrs=[pdr(1, 1, "core", far=1, ue6="fd00:45:1::",
+                                                    ue6_plen=40)]), seid=0), (51, {73}, 93)),
         ("modification of an unknown SEID", pfcp_hdr(52, b"", seid=0xABCDEF), (53, {65})),
         ("deletion of an unknown SEID", pfcp_hdr(54, b"", seid=0xABCDEF), (55, {65})),
         # A Heartbeat Response has no Cause to say what is wrong.
