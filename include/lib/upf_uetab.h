@@ -148,13 +148,12 @@ static inline void
 upf_ue_lookup_bulk(const struct upf_ue_tab *t, const void **keys, unsigned int nk, void **obj)
 {
 	const uint32_t dlen = __atomic_load_n(&t->dlen, __ATOMIC_RELAXED);
-	bool miss = false;
-
 	const void *hk[RTE_HASH_LOOKUP_BULK_MAX];
 	void *ho[RTE_HASH_LOOKUP_BULK_MAX];
 	uint64_t *slot[RTE_HASH_LOOKUP_BULK_MAX];
 	uint8_t at[RTE_HASH_LOOKUP_BULK_MAX];
 	unsigned int i, j, c, n;
+	bool miss = false;
 
 	for (i = 0; i < nk; i += c) {
 		unsigned int nd = 0;
