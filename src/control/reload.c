@@ -68,6 +68,11 @@ restart_needed(const struct lf_config *o, const struct lf_config *n)
 		return "[prometheus]";
 	if (memcmp(&o->netlink, &n->netlink, sizeof(o->netlink)) != 0)
 		return "[netlink]";
+	/* The PFCP agent, the session store and the UE pools are set up once
+	 * (main.c's upf_create); a reload that moved the pools' routes would
+	 * leave the agent handing out the old ones. */
+	if (memcmp(&o->upf, &n->upf, sizeof(o->upf)) != 0)
+		return "[upf] or a [network_instance]";
 	if (o->n_ports != n->n_ports)
 		return "the set of [port] sections";
 	for (i = 0; i < n->n_ports; i++)

@@ -451,6 +451,20 @@ test_reload_under_rcu(void **state)
 		assert_int_equal(fclose(f), 0);
 	}
 	expect_rejected("burst = auto", "[pipeline] changed", "needs a restart");
+
+	/* So are [upf] and its network instances (the agent's pools and the
+	 * routes to them would part). */
+	write_conf(gen, false);
+	{
+		FILE *f = fopen(conf_path, "a");
+
+		assert_non_null(f);
+		assert_true(fputs("[upf]\nn3_ipv4 = 192.168.3.1\n"
+				  "[network_instance internet]\nue_pool = 10.45.0.0/16\n",
+				  f) >= 0);
+		assert_int_equal(fclose(f), 0);
+	}
+	expect_rejected("[upf]", "[upf] or a [network_instance] changed", "needs a restart");
 }
 
 static int
