@@ -89,6 +89,17 @@ struct upf_ue_tab {
 	uint32_t n_dlen[UPF_UE_DBITS_MAX + 1]; /**< Keys of each delegation length. */
 };
 
+/** Zero the last dbits (0 to 63) bits of the 8-byte IPv6 /64 a: its prefix of 64 - dbits. */
+static inline void
+upf_ue6_mask(uint8_t *a, unsigned int dbits)
+{
+	uint64_t v;
+
+	memcpy(&v, a, 8);
+	v = rte_cpu_to_be_64(rte_be_to_cpu_64(v) & (~UINT64_C(0) << dbits));
+	memcpy(a, &v, 8);
+}
+
 /**
  * The UE key of instance ni for address a of family af (4 or 6); for IPv6
  * the /64 of a, or with dbits (1 to UPF_UE_DBITS_MAX) its prefix of
@@ -102,11 +113,7 @@ upf_ue_key_make(struct upf_ue_key *k, uint8_t ni, uint8_t af, const uint8_t *a, 
 	k->af = af;
 	memcpy(k->a, a, af == 4 ? 4 : 8);
 	if (af == 6 && dbits != 0) {
-		uint64_t v;
-
-		memcpy(&v, k->a, 8);
-		v = rte_cpu_to_be_64(rte_be_to_cpu_64(v) & (~UINT64_C(0) << dbits));
-		memcpy(k->a, &v, 8);
+		upf_ue6_mask(k->a, dbits);
 		k->dbits = (uint8_t)dbits;
 	}
 }

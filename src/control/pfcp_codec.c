@@ -749,8 +749,8 @@ h_ue_ip(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 			    "%s: CHV6 for a delegated /%u: the UP allocates /64s only", ie_name(t),
 			    64 - dbits);
 	if (dbits != 0) {
-		/* The prefix as a key: its host bits zero. */
-		p->c.ue6.a[7] &= (uint8_t)(0xffu << dbits);
+		/* The prefix as a key: its host bits zero (the UE table's mask). */
+		upf_ue6_mask(p->c.ue6.a, dbits);
 		memset(&p->c.ue6.a[8], 0, 8);
 		p->c.ue6_dbits = (uint8_t)dbits;
 	}

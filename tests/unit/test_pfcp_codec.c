@@ -1226,6 +1226,16 @@ test_ue_ipv6_prefix_fields(void **state)
 			assert_int_equal(msg.create_pdr[0].c.ue_choose, UPF_UE_CHOOSE6);
 		}
 	}
+	/* A /48 whose address has bits set in both of the /64's last two
+	 * octets: all 16 host bits are cleared, not only the last octet's. */
+	v[0] = 0x09;
+	memcpy(v + 1, a6, sizeof(a6));
+	v[7] = 0x12;
+	v[17] = 16;
+	n = est_with_pdi_ie(PFCP_IE_UE_IP_ADDRESS, v, 18);
+	assert_int_equal(dec(buf, (size_t)n), PFCP_DEC_OK);
+	assert_ip(&msg.create_pdr[0].c.ue6, "fd00:45::");
+	assert_int_equal(msg.create_pdr[0].c.ue6_dbits, 16);
 }
 
 /*
