@@ -32,8 +32,12 @@
  * (exit 3 on a mismatch: a broken table cannot give a number).
  * bench/bench-ue6.sh runs it and writes docs/upf-delegated-bench.md.
  *
+ * --aa runs s64+dlg without its extra session, an A/A of s64 (the check of
+ * the harness's fairness above); --no-flush leaves the caches as the last
+ * case left them.
+ *
  * usage: lanefwd-uebench [EAL args] -- [--sessions N,N,...] [--lookups N] [--reps N]
- *        [--burst N] [--csv FILE]
+ *        [--burst N] [--csv FILE] [--aa] [--no-flush]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -65,7 +69,11 @@ struct opts {
 	unsigned int reps;
 	unsigned int burst;
 	const char *csv;
+	bool aa; /* s64+dlg without the extra session. */
+	bool no_flush;
 };
+
+static bool aa;
 
 static uint64_t
 xs64(uint64_t *s)
@@ -173,7 +181,7 @@ dlg_set(struct upf_store *s, bool *is_on, bool on)
 	static const uint8_t a[16] = { 0xfd, 0x00, 0x00, 0x47 };
 	int ret;
 
-	if (*is_on == on)
+	if (aa || *is_on == on)
 		return 0;
 	ret = on ? put(s, DLG_SEID, a, 8) : upf_store_del(s, DLG_SEID);
 	if (ret == 0)
@@ -281,6 +289,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "reps", required_argument, NULL, 'r' },
 		{ "burst", required_argument, NULL, 'b' },
 		{ "csv", required_argument, NULL, 'o' },
+		{ "aa", no_argument, NULL, 'a' },
+		{ "no-flush", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -293,6 +303,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 	o->reps = 9;
 	o->burst = 32;
 	o->csv = NULL;
+	o->aa = false;
+	o->no_flush = false;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -313,6 +325,12 @@ parse_opts(int argc, char **argv, struct opts *o)
 			o->burst = (unsigned int)atoi(optarg);
 			if (o->burst == 0 || o->burst > RTE_HASH_LOOKUP_BULK_MAX)
 				return -1;
+			break;
+		case 'a':
+			o->aa = true;
+			break;
+		case 'f':
+			o->no_flush = true;
 			break;
 		case 'o':
 			o->csv = optarg;
@@ -348,10 +366,12 @@ main(int argc, char **argv)
 	if (parse_opts(argc, argv, &o) != 0) {
 		fprintf(stderr,
 			"usage: lanefwd-uebench [EAL args] -- [--sessions N,N,...] "
-			"[--lookups N] [--reps N<=%u] [--burst N<=64] [--csv FILE]\n",
+			"[--lookups N] [--reps N<=%u] [--burst N<=64] [--csv FILE] [--aa] "
+			"[--no-flush]\n",
 			MAX_REPS);
 		return 2;
 	}
+	aa = o.aa;
 	trace = malloc(TRACE_LEN * sizeof(*trace));
 	fbuf = malloc(FLUSH_BYTES);
 	if (trace == NULL || fbuf == NULL)
@@ -395,7 +415,8 @@ main(int argc, char **argv)
 				k = (q + r) % K_COUNT;
 				if (k != K_DLG56 && dlg_set(st[0], &dlg_on, k == K_S64_DLG) != 0)
 					return 1;
-				sink += flush(fbuf);
+				if (!o.no_flush)
+					sink += flush(fbuf);
 				cyc[k][r] = time_lookups(st[k == K_DLG56], k, trace, o.lookups,
 							 o.burst, &pos[k], false);
 			}
@@ -415,7 +436,7 @@ main(int argc, char **argv)
 			/* keys: the table's (s64+dlg has one more, the extra /56). */
 			printf("%10u %-9s %12.2f %12.3f %8u\n", ns, kase_names[k],
 			       (double)med[k] / (double)o.lookups, ratio[k][o.reps / 2],
-			       upf_ue_count(&st[k == K_DLG56]->ue) + (k == K_S64_DLG));
+			       upf_ue_count(&st[k == K_DLG56]->ue) + (k == K_S64_DLG && !aa));
 		}
 		fflush(stdout);
 		upf_store_free(st[0]);
@@ -423,7 +444,8 @@ main(int argc, char **argv)
 	}
 	if (csv != NULL)
 		fclose(csv);
-	if (sink != (uint64_t)FLUSH_BYTES / RTE_CACHE_LINE_SIZE * K_COUNT * o.reps * o.n_sessions)
+	if (!o.no_flush &&
+	    sink != (uint64_t)FLUSH_BYTES / RTE_CACHE_LINE_SIZE * K_COUNT * o.reps * o.n_sessions)
 		printf("FAIL: the flush buffer changed\n");
 	free(fbuf);
 	free(trace);
