@@ -4,7 +4,9 @@
  * UE address pools the UP allocates from (UE IP Address CHOOSE, TS 29.244
  * 5.21.3): one per network instance and family, made of the prefixes of
  * `[network_instance] ue_alloc`. An IPv4 pool hands out addresses, an
- * IPv6 pool /64 prefixes (the PDU session's default prefix).
+ * IPv6 pool prefixes of one length: /64s (the PDU session's default
+ * prefix), or shorter ones down to /48 for pools that delegate prefixes
+ * (TS 23.501 5.8.2.2.4; `ue_alloc_ipv6_len`).
  *
  * The pool keeps no set of its own: whether a candidate is in use is asked
  * of the caller (the agent asks the UE table, which every session's
@@ -26,6 +28,8 @@
 
 struct upf_uepool {
 	uint8_t af; /**< 4 or 6; 0: the pool is empty. */
+	/** What one candidate is: 32 (an IPv4 address), or an IPv6 /48 to /64. */
+	uint8_t blen;
 	unsigned int n_range;
 	struct {
 		uint8_t a[16]; /**< The prefix, network order, host bits zero. */
@@ -39,13 +43,21 @@ struct upf_uepool {
 
 /**
  * An empty pool of family af (4 or 6): no range, so every alloc fails.
+ * An IPv6 pool hands out /64s.
  */
 void upf_uepool_init(struct upf_uepool *p, uint8_t af);
 
 /**
+ * An empty IPv6 pool that hands out /len prefixes (48 to 64).
+ * @return 0, or -EINVAL for another length.
+ */
+int upf_uepool_init6(struct upf_uepool *p, uint8_t len);
+
+/**
  * Add a prefix (network order, host bits zero) to the pool: IPv4 /8 to
  * /32, whose network and broadcast addresses are left out when the prefix
- * is /30 or shorter; IPv6 /32 to /64, handed out in /64s.
+ * is /30 or shorter; IPv6 /32 up to the pool's length, handed out in
+ * prefixes of that length.
  * @return 0, or -EINVAL (wrong family or length, or more than
  * UPF_UEPOOL_MAX_RANGES prefixes).
  */
@@ -53,13 +65,15 @@ int upf_uepool_add(struct upf_uepool *p, uint8_t af, const uint8_t *a, uint8_t p
 
 /**
  * Candidate i (below p->total) into out[16]: the IPv4 address in out[0..3],
- * or the IPv6 /64 in out[0..7]; the rest zero.
+ * or the IPv6 prefix in out[0..7] (its bits past p->blen zero); the rest
+ * zero.
  */
 void upf_uepool_addr(const struct upf_uepool *p, uint64_t i, uint8_t out[16]);
 
 /**
  * Whether addr is one of the pool's candidates: an IPv4 address in
- * addr[0..3], or an IPv6 address whose /64 (addr[0..7]) is one.
+ * addr[0..3], or an IPv6 address inside one of its prefixes (only
+ * addr[0..7] is read).
  */
 bool upf_uepool_contains(const struct upf_uepool *p, const uint8_t addr[16]);
 

@@ -10,6 +10,24 @@ upf_uepool_init(struct upf_uepool *p, uint8_t af)
 {
 	memset(p, 0, sizeof(*p));
 	p->af = af;
+	p->blen = af == 4 ? 32 : 64;
+}
+
+int
+upf_uepool_init6(struct upf_uepool *p, uint8_t len)
+{
+	if (len < 48 || len > 64)
+		return -EINVAL;
+	upf_uepool_init(p, 6);
+	p->blen = len;
+	return 0;
+}
+
+/* Bits of a candidate's number below its prefix: 0 for IPv4, 64 - blen for IPv6. */
+static unsigned int
+cand_shift(const struct upf_uepool *p)
+{
+	return p->af == 4 ? 0 : 64u - p->blen;
 }
 
 /* The first 4 (IPv4) or 8 (IPv6) bytes of a, big-endian, as a number. */
@@ -31,7 +49,7 @@ upf_uepool_add(struct upf_uepool *p, uint8_t af, const uint8_t *a, uint8_t plen)
 
 	if (af != p->af || p->n_range == UPF_UEPOOL_MAX_RANGES)
 		return -EINVAL;
-	if (af == 4 ? plen < 8 || plen > 32 : af != 6 || plen < 32 || plen > 64)
+	if (af == 4 ? plen < 8 || plen > 32 : af != 6 || plen < 32 || plen > p->blen)
 		return -EINVAL;
 	r = &p->r[p->n_range++];
 	memcpy(r->a, a, 16);
@@ -46,7 +64,7 @@ upf_uepool_add(struct upf_uepool *p, uint8_t af, const uint8_t *a, uint8_t plen)
 			r->first = 1;
 		}
 	} else {
-		r->n = UINT64_C(1) << (64 - plen);
+		r->n = UINT64_C(1) << (p->blen - plen);
 		r->first = 0;
 	}
 	p->total += r->n;
@@ -65,7 +83,7 @@ upf_uepool_addr(const struct upf_uepool *p, uint64_t i, uint8_t out[16])
 		i -= p->r[k].n;
 	if (k == p->n_range)
 		return;
-	v = be_prefix(p->r[k].a, len) + p->r[k].first + i;
+	v = be_prefix(p->r[k].a, len) + ((p->r[k].first + i) << cand_shift(p));
 	for (b = 0; b < len; b++)
 		out[b] = (uint8_t)(v >> (8 * (len - 1 - b)));
 }
@@ -79,8 +97,9 @@ upf_uepool_contains(const struct upf_uepool *p, const uint8_t addr[16])
 
 	for (k = 0; k < p->n_range; k++) {
 		const uint64_t base = be_prefix(p->r[k].a, len);
+		const uint64_t off = (v - base) >> cand_shift(p);
 
-		if (v >= base && v - base >= p->r[k].first && v - base - p->r[k].first < p->r[k].n)
+		if (v >= base && off >= p->r[k].first && off - p->r[k].first < p->r[k].n)
 			return true;
 	}
 	return false;

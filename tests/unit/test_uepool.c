@@ -29,6 +29,10 @@ static const char *const v4_want[] = { "10.45.0.1", "10.45.0.2",   "10.45.0.3", 
 static const char *const v6_pfx[] = { "fd00:45::/62", "fd00:46:0:8::/64" };
 static const char *const v6_want[] = { "fd00:45::", "fd00:45:0:1::", "fd00:45:0:2::",
 				       "fd00:45:0:3::", "fd00:46:0:8::" };
+/* Pool 3, IPv6 delegating /56s (ue_alloc_ipv6_len = 56): those of a /54 and a /56. */
+static const char *const d56_pfx[] = { "fd00:50::/54", "fd00:51:0:700::/56" };
+static const char *const d56_want[] = { "fd00:50::", "fd00:50:0:100::", "fd00:50:0:200::",
+					"fd00:50:0:300::", "fd00:51:0:700::" };
 
 #define MAX_CAND 16
 
@@ -40,12 +44,24 @@ struct ref {
 	unsigned int cursor;
 };
 
+/* An empty pool of family af whose candidates are /blen (an IPv4 pool: 32). */
 static void
-add_prefixes(struct upf_uepool *p, uint8_t af, const char *const *pfx, unsigned int n)
+pool_init(struct upf_uepool *p, uint8_t af, uint8_t blen)
+{
+	if (af == 6)
+		assert_int_equal(upf_uepool_init6(p, blen), 0);
+	else
+		upf_uepool_init(p, af);
+	assert_int_equal(p->blen, blen);
+}
+
+static void
+add_prefixes_len(struct upf_uepool *p, uint8_t af, uint8_t blen, const char *const *pfx,
+		 unsigned int n)
 {
 	unsigned int i;
 
-	upf_uepool_init(p, af);
+	pool_init(p, af, blen);
 	for (i = 0; i < n; i++) {
 		char buf[64], *slash;
 		uint8_t a[16] = { 0 };
@@ -56,6 +72,12 @@ add_prefixes(struct upf_uepool *p, uint8_t af, const char *const *pfx, unsigned 
 		assert_int_equal(inet_pton(af == 4 ? AF_INET : AF_INET6, buf, a), 1);
 		assert_int_equal(upf_uepool_add(p, af, a, (uint8_t)atoi(slash + 1)), 0);
 	}
+}
+
+static void
+add_prefixes(struct upf_uepool *p, uint8_t af, const char *const *pfx, unsigned int n)
+{
+	add_prefixes_len(p, af, af == 4 ? 32 : 64, pfx, n);
 }
 
 static void
@@ -119,8 +141,8 @@ xs32(uint32_t *s)
 }
 
 static void
-run_model(uint8_t af, const char *const *pfx, unsigned int np, const char *const *want,
-	  unsigned int nw)
+run_model(uint8_t af, uint8_t blen, const char *const *pfx, unsigned int np,
+	  const char *const *want, unsigned int nw)
 {
 	struct upf_uepool p;
 	struct ref r;
@@ -128,7 +150,7 @@ run_model(uint8_t af, const char *const *pfx, unsigned int np, const char *const
 	unsigned int step, i, n_full = 0;
 	uint8_t out[16];
 
-	add_prefixes(&p, af, pfx, np);
+	add_prefixes_len(&p, af, blen, pfx, np);
 	ref_init(&r, af, want, nw);
 	assert_int_equal(p.total, nw);
 	/* Every candidate, by index, is the one written out. */
@@ -163,14 +185,22 @@ static void
 test_v4_model(void **state)
 {
 	(void)state;
-	run_model(4, v4_pfx, 4, v4_want, 11);
+	run_model(4, 32, v4_pfx, 4, v4_want, 11);
 }
 
 static void
 test_v6_model(void **state)
 {
 	(void)state;
-	run_model(6, v6_pfx, 2, v6_want, 5);
+	run_model(6, 64, v6_pfx, 2, v6_want, 5);
+}
+
+/* A pool that delegates /56s hands out aligned /56s, each once, round. */
+static void
+test_d56_model(void **state)
+{
+	(void)state;
+	run_model(6, 56, d56_pfx, 2, d56_want, 5);
 }
 
 /* limit bounds the candidates tried; an empty pool has none. */
@@ -253,6 +283,34 @@ test_contains(void **state)
 			check_contains(&p, &r, a);
 		}
 	}
+	/*
+	 * A delegating pool holds an address when its /56 is a candidate:
+	 * every 16th /64 from 64 /64s before the /54 to 64 after the /56.
+	 */
+	add_prefixes_len(&p, 6, 56, d56_pfx, 2);
+	ref_init(&r, 6, d56_want, 5);
+	for (i = 0; i < 2; i++) {
+		static const char *const d56_around[] = { "fd00:4f:ffff:ffc0::",
+							  "fd00:51:0:6c0::" };
+		static const unsigned int d56_span[] = { 64 + 1024 + 64, 64 + 256 + 64 };
+		uint64_t hi = 0;
+
+		memset(a, 0, sizeof(a));
+		assert_int_equal(inet_pton(AF_INET6, d56_around[i], a), 1);
+		for (k = 0; k < 8; k++)
+			hi = hi << 8 | a[k];
+		for (k = 0; k < d56_span[i]; k += 16) {
+			const uint64_t x = hi + k;
+			uint8_t m[16] = { 0 };
+			unsigned int b;
+
+			for (b = 0; b < 8; b++)
+				a[b] = (uint8_t)(x >> (56 - 8 * b));
+			/* The reference: the address's /56, written out. */
+			memcpy(m, a, 7);
+			assert_int_equal(upf_uepool_contains(&p, a), ref_index(&r, m) >= 0);
+		}
+	}
 	/* An empty pool holds nothing. */
 	upf_uepool_init(&p, 4);
 	memcpy(a, r.a[0], 16);
@@ -284,6 +342,17 @@ test_add_refused(void **state)
 	assert_int_equal(upf_uepool_add(&p, 6, a, 65), -EINVAL);
 	assert_int_equal(upf_uepool_add(&p, 6, a, 32), 0);
 	assert_int_equal(p.total, UINT64_C(1) << 32);
+	/* A delegating pool: /48 to /64; its prefixes no longer than what it hands out. */
+	assert_int_equal(upf_uepool_init6(&p, 47), -EINVAL);
+	assert_int_equal(upf_uepool_init6(&p, 65), -EINVAL);
+	assert_int_equal(upf_uepool_init6(&p, 56), 0);
+	assert_int_equal(upf_uepool_add(&p, 6, a, 57), -EINVAL);
+	assert_int_equal(upf_uepool_add(&p, 6, a, 56), 0);
+	assert_int_equal(upf_uepool_add(&p, 6, a, 32), 0);
+	assert_int_equal(p.total, 1 + (UINT64_C(1) << 24));
+	assert_int_equal(upf_uepool_init6(&p, 48), 0);
+	assert_int_equal(upf_uepool_add(&p, 6, a, 32), 0);
+	assert_int_equal(p.total, UINT64_C(1) << 16);
 }
 
 int
@@ -292,6 +361,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_v4_model),
 		cmocka_unit_test(test_v6_model),
+		cmocka_unit_test(test_d56_model),
 		/* The pool's edges. */
 		cmocka_unit_test(test_limit_and_empty),
 		cmocka_unit_test(test_contains),
