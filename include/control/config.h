@@ -278,6 +278,12 @@ struct lf_upf_ni_conf {
 	 */
 	char pool_id[64];
 	/**
+	 * ue_alloc_ipv6_len: the length of the IPv6 prefixes ue_alloc hands
+	 * out, 48 to 64 (64: the session's /64; shorter: a prefix delegated
+	 * to the UE, asked for with CHV6 and IPv6D / IP6PL). 64 by default.
+	 */
+	uint8_t alloc_ipv6_len;
+	/**
 	 * ue_alloc.ID: further pools of this instance, each named to the SMF
 	 * by its Pool Identity ID and taken only by a CHOOSE that names it
 	 * (ue_alloc is what a CHOOSE without one takes). IDs are unique among
@@ -288,6 +294,7 @@ struct lf_upf_ni_conf {
 		char id[64];
 		unsigned int n;
 		struct lf_upf_prefix p[LF_UPF_MAX_POOLS];
+		uint8_t ipv6_len; /**< ue_alloc_ipv6_len.ID, as alloc_ipv6_len. */
 	} named[LF_UPF_MAX_NAMED];
 };
 
@@ -300,6 +307,18 @@ lf_upf_ni_alloc(const struct lf_upf_ni_conf *ni, unsigned int k, const struct lf
 {
 	*p = k == 0 ? ni->alloc : ni->named[k - 1].p;
 	return k == 0 ? ni->n_alloc : ni->named[k - 1].n;
+}
+
+/**
+ * The length of the IPv6 prefixes ni's allocating pool k hands out (48 to
+ * 64; a configuration built by hand, with the field 0, gets 64).
+ */
+static inline uint8_t
+lf_upf_ni_alloc_len6(const struct lf_upf_ni_conf *ni, unsigned int k)
+{
+	const uint8_t l = k == 0 ? ni->alloc_ipv6_len : ni->named[k - 1].ipv6_len;
+
+	return l != 0 ? l : 64;
 }
 
 /**

@@ -520,7 +520,8 @@ struct pfcp_created_pdr {
 	uint16_t pdr_id;
 	uint32_t teid; /**< The chosen local F-TEID; 0: none (no F-TEID IE). */
 	struct upf_ip v4, v6; /**< Its addresses; af 0: absent. */
-	struct upf_ip ue4, ue6; /**< Chosen UE address / /64; af 0: absent. */
+	struct upf_ip ue4, ue6; /**< Chosen UE address / IPv6 prefix; af 0: absent. */
+	uint8_t ue6_dbits; /**< ue6 is a /(64 - ue6_dbits) (IPv6D); 0: a /64. */
 };
 
 /** What a Session Establishment / Modification / Deletion Response carries. */

@@ -455,6 +455,9 @@ static const struct key_def ni_keys[] = {
 	K_SPECIAL("ue_alloc_pool_id",
 		  "the UE IP address Pool Identity of ue_alloc, 1 to 63 letters, digits "
 		  "and -_.:/@, unique among all pools (further pools: ue_alloc.ID = prefixes)"),
+	K_SPECIAL("ue_alloc_ipv6_len",
+		  "the length of the IPv6 prefixes ue_alloc hands out, 48 to 64 (default 64; "
+		  "of a further pool: ue_alloc_ipv6_len.ID)"),
 };
 
 static const struct key_def port_keys[] = {
@@ -1261,7 +1264,64 @@ load_named_pool(struct ctx *c, const struct lf_config *cfg, struct lf_upf_ni_con
 	if (np->n == 0)
 		return key_fail(c, key, val, "no prefix");
 	strlcpy(np->id, key + strlen("ue_alloc."), sizeof(np->id));
+	np->ipv6_len = 64;
 	ni->n_named++;
+	return 0;
+}
+
+#define ALLOC_LEN_KEY "ue_alloc_ipv6_len"
+
+/*
+ * ue_alloc_ipv6_len and ue_alloc_ipv6_len.ID, once the section's pools
+ * are known (a section's keys come in any order): the length of the IPv6
+ * prefixes the pool hands out. Each of its IPv6 prefixes must hold at
+ * least one.
+ */
+static int
+alloc_len_set(struct ctx *c, struct lf_upf_ni_conf *ni, const char *key, const char *val)
+{
+	const char *id = key[strlen(ALLOC_LEN_KEY)] == '.' ? key + strlen(ALLOC_LEN_KEY) + 1 : NULL;
+	const struct lf_upf_prefix *p;
+	unsigned int k, i, np;
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(val, &end, 10);
+	if (*val == '\0' || *end != '\0' || errno != 0 || v < 48 || v > 64)
+		return key_fail(c, key, val, "expected a prefix length of 48 to 64");
+	if (id == NULL) {
+		if (ni->n_alloc == 0)
+			return key_fail(c, key, val,
+					"names no pool: this network instance has no "
+					"ue_alloc");
+		k = 0;
+	} else {
+		for (k = 1; k <= ni->n_named; k++)
+			if (strcmp(ni->named[k - 1].id, id) == 0)
+				break;
+		if (k > ni->n_named)
+			return key_fail(c, key, val, "names no pool: there is no ue_alloc.%s", id);
+	}
+	np = lf_upf_ni_alloc(ni, k, &p);
+	for (i = 0; i < np && p[i].af != 6; i++)
+		;
+	if (i == np)
+		return key_fail(c, key, val, "the pool has no IPv6 prefix");
+	for (i = 0; i < np; i++)
+		if (p[i].af == 6 && p[i].plen > v) {
+			char a[INET6_ADDRSTRLEN];
+
+			inet_ntop(AF_INET6, p[i].a, a, sizeof(a));
+			return key_fail(c, key, val,
+					"the pool's '%s/%u' holds no /%ld: its prefixes must be "
+					"/%ld or shorter",
+					a, p[i].plen, v, v);
+		}
+	if (k == 0)
+		ni->alloc_ipv6_len = (uint8_t)v;
+	else
+		ni->named[k - 1].ipv6_len = (uint8_t)v;
 	return 0;
 }
 
@@ -1436,10 +1496,15 @@ load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfil
 	ni = &cfg->upf.ni[cfg->upf.n_ni++];
 	strlcpy(ni->name, arg, sizeof(ni->name));
 	strlcpy(ni->section, c->section, sizeof(ni->section));
+	ni->alloc_ipv6_len = 64;
 	for (k = 0; k < n; k++) {
 		const char *key = e[k].name, *val = e[k].value;
 		const bool alloc = strcmp(key, "ue_alloc") == 0;
 
+		/* After the pools (below). */
+		if (strncmp(key, ALLOC_LEN_KEY ".", strlen(ALLOC_LEN_KEY ".")) == 0 ||
+		    strcmp(key, ALLOC_LEN_KEY) == 0)
+			continue;
 		if (strncmp(key, "ue_alloc.", strlen("ue_alloc.")) == 0) {
 			ret = load_named_pool(c, cfg, ni, key, val);
 			if (ret != 0)
@@ -1478,6 +1543,13 @@ load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfil
 	ret = alloc_overlap_check(c, ni, e, n);
 	if (ret != 0)
 		return ret;
+	for (k = 0; k < n; k++)
+		if (strncmp(e[k].name, ALLOC_LEN_KEY ".", strlen(ALLOC_LEN_KEY ".")) == 0 ||
+		    strcmp(e[k].name, ALLOC_LEN_KEY) == 0) {
+			ret = alloc_len_set(c, ni, e[k].name, e[k].value);
+			if (ret != 0)
+				return ret;
+		}
 	ret = pool_info_check(c, cfg, ni, e, n);
 	if (ret != 0)
 		return ret;
@@ -2382,12 +2454,17 @@ upf_dump(const struct lf_upf_conf *u, FILE *f)
 			prefixes_dump(f, "ue_alloc", u->ni[i].alloc, u->ni[i].n_alloc);
 		if (u->ni[i].pool_id[0] != '\0')
 			fprintf(f, "ue_alloc_pool_id = %s\n", u->ni[i].pool_id);
+		if (u->ni[i].alloc_ipv6_len != 64)
+			fprintf(f, ALLOC_LEN_KEY " = %u\n", u->ni[i].alloc_ipv6_len);
 		for (k = 1; k <= u->ni[i].n_named; k++) {
 			const struct lf_upf_prefix *p;
 			const unsigned int np = lf_upf_ni_alloc(&u->ni[i], k, &p);
 			char kb[80];
 
 			prefixes_dump(f, alloc_key(&u->ni[i], k, kb, sizeof(kb)), p, np);
+			if (u->ni[i].named[k - 1].ipv6_len != 64)
+				fprintf(f, ALLOC_LEN_KEY ".%s = %u\n", u->ni[i].named[k - 1].id,
+					u->ni[i].named[k - 1].ipv6_len);
 		}
 	}
 }

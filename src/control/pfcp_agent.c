@@ -1762,11 +1762,12 @@ prefix_has(const uint8_t *pfx, unsigned int plen, const uint8_t *addr)
 }
 
 /*
- * Whether the IPv6 prefix pfx/plen overlaps one of instance ni's allocating
- * pools: the two agree on the bits of the shorter.
+ * The first of instance ni's allocating pools (ue_alloc, ue_alloc.ID) the
+ * IPv6 prefix pfx/plen overlaps (the two agree on the bits of the
+ * shorter): its index, or -1 for none.
  */
-static bool
-alloc_overlaps(const struct pa_agent *a, unsigned int ni, const uint8_t *pfx, unsigned int plen)
+static int
+alloc_overlap(const struct pa_agent *a, unsigned int ni, const uint8_t *pfx, unsigned int plen)
 {
 	unsigned int j, r;
 
@@ -1775,9 +1776,19 @@ alloc_overlaps(const struct pa_agent *a, unsigned int ni, const uint8_t *pfx, un
 
 		for (r = 0; r < p->n_range; r++)
 			if (prefix_has(p->r[r].a, RTE_MIN(plen, (unsigned int)p->r[r].plen), pfx))
-				return true;
+				return (int)j;
 	}
-	return false;
+	return -1;
+}
+
+/* The config key of instance ni's allocating pool j: "ue_alloc" or "ue_alloc.ID". */
+static const char *
+pool_key(const struct pa_agent *a, unsigned int ni, unsigned int j, char *buf, size_t len)
+{
+	if (j == 0)
+		return "ue_alloc";
+	snprintf(buf, len, "ue_alloc.%s", a->uc.ni[ni].named[j - 1].id);
+	return buf;
 }
 
 /*
@@ -1939,16 +1950,28 @@ pdr_set_pdi(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pfc
 	} else {
 		dst->ni = ni_of_ue(a, dst);
 	}
-	if (dst->ue6_dbits != 0 && dst->ni < a->uc.n_ni &&
-	    alloc_overlaps(a, dst->ni, dst->ue6.a, 64 - dst->ue6_dbits)) {
-		char b[INET6_ADDRSTRLEN];
+	/*
+	 * Inside an allocating pool every UE prefix is one of the pool's
+	 * candidates, of its length, so that whether CHV6 may hand one out is
+	 * one exact lookup (ue_taken). One the SMF gives of another length
+	 * there (a /56 over a pool of /64s, a /64 inside a pool of /56s)
+	 * would overlap what CHV6 hands out to other sessions.
+	 */
+	if (dst->ue6.af == 6 && dst->ni < a->uc.n_ni) {
+		const unsigned int plen = 64u - dst->ue6_dbits;
+		const int j = alloc_overlap(a, dst->ni, dst->ue6.a, plen);
 
-		return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS, PFCP_RULE_PDR,
-			       dst->id,
-			       "PDR %u: the delegated prefix %s/%u overlaps an allocating pool "
-			       "(ue_alloc) of network instance \"%s\", whose /64s CHV6 hands out",
-			       dst->id, ip_str(&dst->ue6, b, sizeof(b)), 64 - dst->ue6_dbits,
-			       a->uc.ni[dst->ni].name);
+		if (j >= 0 && a->uepool[dst->ni][j][1].blen != plen) {
+			char b[INET6_ADDRSTRLEN], kb[80];
+
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS,
+				       PFCP_RULE_PDR, dst->id,
+				       "PDR %u: the UE prefix %s/%u overlaps %s of network "
+				       "instance \"%s\", whose /%us CHV6 hands out",
+				       dst->id, ip_str(&dst->ue6, b, sizeof(b)), plen,
+				       pool_key(a, dst->ni, (unsigned int)j, kb, sizeof(kb)),
+				       a->uc.ni[dst->ni].name, a->uepool[dst->ni][j][1].blen);
+		}
 	}
 	if (src->n_pool_id != 0 && c->ue_choose != 0)
 		return pdr_set_pool(a, dst, src, e);
@@ -2477,11 +2500,14 @@ created_of(struct pfcp_created_pdr *out, unsigned int *n, uint16_t id)
 struct ue_taken_ctx {
 	const struct pa_agent *a;
 	uint8_t ni, af;
+	uint8_t dbits; /**< IPv6: the pool hands out /(64 - dbits)s. */
 };
 
 /*
- * Whether a session holds the address: a downlink PDR of any session (the
- * UE table), or a chosen one that only uplink PDRs name (a->ue_held).
+ * Whether a session holds the address or prefix: a downlink PDR of any
+ * session (the UE table), or a chosen one that only uplink PDRs name
+ * (a->ue_held). Exact keys suffice: inside an allocating pool every UE
+ * prefix is one of the pool's own length (pdr_set_pdi refuses others).
  */
 static bool
 ue_taken(void *arg, const uint8_t addr[16])
@@ -2489,10 +2515,7 @@ ue_taken(void *arg, const uint8_t addr[16])
 	const struct ue_taken_ctx *t = arg;
 	struct upf_ue_key key;
 
-	memset(&key, 0, sizeof(key));
-	key.ni = t->ni;
-	key.af = t->af;
-	memcpy(key.a, addr, t->af == 4 ? 4 : 8);
+	upf_ue_key_make(&key, t->ni, t->af, addr, t->dbits);
 	return upf_ue_find(&t->a->st->ue, &key) != NULL ||
 		(t->a->ue_held != NULL && rte_hash_lookup(t->a->ue_held, &key) >= 0);
 }
@@ -2527,11 +2550,9 @@ pool_keys(const struct pa_agent *a, const struct upf_pdr_conf *p, struct upf_ue_
 
 		if (ue->af != (f == 0 ? 4 : 6))
 			continue;
-		memset(&key, 0, sizeof(key));
 		/* As the UE table keys a downlink PDR's address (upf_store.c). */
-		key.ni = p->ni == UPF_NI_NONE ? 0 : p->ni;
-		key.af = ue->af;
-		memcpy(key.a, ue->a, f == 0 ? 4 : 8);
+		upf_ue_key_make(&key, p->ni == UPF_NI_NONE ? 0 : p->ni, ue->af, ue->a,
+				f == 0 ? 0 : p->ue6_dbits);
 		if (!(p->ue_chosen & (f == 0 ? UPF_UE_CHOOSE4 : UPF_UE_CHOOSE6)) &&
 		    (key.ni >= a->uc.n_ni || !ni_alloc_contains(a, key.ni, f, ue->a)))
 			continue;
@@ -2719,6 +2740,19 @@ choose_ue(struct pa_agent *a, struct pa_work *w, struct pfcp_created_pdr *out, u
 					       "IPv%c ue_alloc",
 					       p->id, f == 0 ? '4' : '6', a->uc.ni[ni].name,
 					       f == 0 ? '4' : '6');
+			/* A pool of /56s hands out /56s only (CHV6 with IPv6D 8, or IP6PL 56). */
+			if (f == 1 && pool->blen != 64 - p->ue6_dbits) {
+				char kb[80];
+
+				return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS,
+					       PFCP_RULE_PDR, p->id,
+					       "PDR %u: CHV6 for a /%u: %s of network instance "
+					       "\"%s\" hands out /%us",
+					       p->id, 64 - p->ue6_dbits,
+					       pool_key(a, (unsigned int)ni, p->ue_pool[f], kb,
+							sizeof(kb)),
+					       a->uc.ni[ni].name, pool->blen);
+			}
 			p->ni = (uint8_t)ni;
 			/* The session's own, if one of its PDRs has it already. */
 			for (j = 0; j < w->c.n_pdr; j++) {
@@ -2728,11 +2762,20 @@ choose_ue(struct pa_agent *a, struct pa_work *w, struct pfcp_created_pdr *out, u
 					break;
 			}
 			if (j < w->c.n_pdr) {
+				if (f == 1 && w->pdr[j].ue6_dbits != p->ue6_dbits)
+					return pa_fail(e, PFCP_CAUSE_RULE_FAILURE,
+						       PFCP_IE_UE_IP_ADDRESS, PFCP_RULE_PDR, p->id,
+						       "PDR %u: CHV6 for a /%u, but the session's "
+						       "prefix in network instance \"%s\" is a /%u "
+						       "(PDR %u)",
+						       p->id, 64 - p->ue6_dbits, a->uc.ni[ni].name,
+						       64 - w->pdr[j].ue6_dbits, w->pdr[j].id);
 				*ue = f == 0 ? w->pdr[j].ue4 : w->pdr[j].ue6;
 			} else {
 				t.a = a;
 				t.ni = (uint8_t)ni;
 				t.af = f == 0 ? 4 : 6;
+				t.dbits = f == 0 ? 0 : p->ue6_dbits;
 				if (upf_uepool_alloc(pool, ue_taken, &t, 0, addr) != 0)
 					return pa_fail(e, PFCP_CAUSE_NO_RESOURCES,
 						       PFCP_IE_UE_IP_ADDRESS, PFCP_RULE_NONE, 0,
@@ -2756,8 +2799,10 @@ choose_ue(struct pa_agent *a, struct pa_work *w, struct pfcp_created_pdr *out, u
 		o = created_of(out, n_out, p->id);
 		if (want & UPF_UE_CHOOSE4)
 			o->ue4 = p->ue4;
-		if (want & UPF_UE_CHOOSE6)
+		if (want & UPF_UE_CHOOSE6) {
 			o->ue6 = p->ue6;
+			o->ue6_dbits = p->ue6_dbits;
+		}
 	}
 	return 0;
 }
@@ -4285,7 +4330,9 @@ pfcp_agent_start(const struct lf_config *cfg, struct upf_store *store, char *err
 			const unsigned int n = j <= ni->n_named ? lf_upf_ni_alloc(ni, j, &px) : 0;
 
 			upf_uepool_init(&a->uepool[i][j][0], 4);
-			upf_uepool_init(&a->uepool[i][j][1], 6);
+			/* The config checked the length (48 to 64). */
+			(void)upf_uepool_init6(&a->uepool[i][j][1],
+					       j <= ni->n_named ? lf_upf_ni_alloc_len6(ni, j) : 64);
 			/* The config checked each prefix's family and length. */
 			for (k = 0; k < n; k++)
 				(void)upf_uepool_add(&a->uepool[i][j][px[k].af == 4 ? 0 : 1],

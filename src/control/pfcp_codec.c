@@ -744,10 +744,6 @@ h_ue_ip(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 		return fail(d, PFCP_CAUSE_RULE_FAILURE, t,
 			    "%s: an IPv6 prefix of /%u: at most a /%u is implemented", ie_name(t),
 			    64 - dbits, 64 - UPF_UE6_DBITS_MAX);
-	if (dbits != 0 && (f & 0x20))
-		return fail(d, PFCP_CAUSE_RULE_FAILURE, t,
-			    "%s: CHV6 for a delegated /%u: the UP allocates /64s only", ie_name(t),
-			    64 - dbits);
 	if (dbits != 0) {
 		/* The prefix as a key: its host bits zero (the UE table's mask). */
 		upf_ue6_mask(p->c.ue6.a, dbits);
@@ -2304,18 +2300,24 @@ w_cause(struct pfcp_w *w, uint8_t cause, uint16_t ie, uint8_t rule_type, uint32_
 
 /*
  * A UE IP Address IE (8.2.62) of a Created PDR: the addresses the UP
- * chose. S/D is 0, as outside a PDI it must be; an IPv6 entry is the /64.
+ * chose. S/D is 0, as outside a PDI it must be; an IPv6 entry is the /64,
+ * or a delegated prefix with its IPv6 Prefix Delegation Bits (IPv6D).
  */
 static void
-w_ue_ip(struct pfcp_w *w, const struct upf_ip *v4, const struct upf_ip *v6)
+w_ue_ip(struct pfcp_w *w, const struct upf_ip *v4, const struct upf_ip *v6, uint8_t dbits)
 {
 	size_t off = pfcp_w_ie_begin(w, PFCP_IE_UE_IP_ADDRESS);
+	const bool d = v6->af == 6 && dbits != 0;
 
-	pfcp_w_raw8(w, (uint8_t)((v4->af == 4 ? 0x02 : 0) | (v6->af == 6 ? 0x01 : 0)));
+	pfcp_w_raw8(w,
+		    (uint8_t)((v4->af == 4 ? 0x02 : 0) | (v6->af == 6 ? 0x01 : 0) |
+			      (d ? 0x08 : 0)));
 	if (v4->af == 4)
 		pfcp_w_raw(w, v4->a, 4);
 	if (v6->af == 6)
 		pfcp_w_raw(w, v6->a, 16);
+	if (d)
+		pfcp_w_raw8(w, dbits);
 	pfcp_w_ie_end(w, off);
 }
 
@@ -2332,7 +2334,7 @@ w_created(struct pfcp_w *w, const struct pfcp_sess_resp *r)
 		if (c->teid != 0)
 			pfcp_w_fteid(w, c->teid, &c->v4, &c->v6);
 		if (c->ue4.af != 0 || c->ue6.af != 0)
-			w_ue_ip(w, &c->ue4, &c->ue6);
+			w_ue_ip(w, &c->ue4, &c->ue6, c->ue6_dbits);
 		pfcp_w_ie_end(w, off);
 	}
 }

@@ -539,6 +539,8 @@ class Harness:
         self.dn = Wire(self.net.ns_dn, self.net.if_dn)
         self.failures = []
         self.caps = []
+        # (prefix, IPv6D bits) that Created PDRs carried: tshark must decode them so.
+        self.want_ipv6d = []
         self.warmup()
         # The whole PFCP conversation, for tshark.
         self.pfcp_cap = Capture(None, "lo", self.path("pfcp.pcap"), "udp port %d" % self.port)
@@ -617,7 +619,8 @@ class Harness:
         extra = ["-d", "udp.port==%d,pfcp" % self.port]
         rows = tshark_rows(self.pfcp_cap.path,
                            ["frame.number", "udp.srcport", "pfcp.msg_type", "_ws.malformed",
-                            "_ws.expert.severity", "_ws.expert.message"], extra)
+                            "_ws.expert.severity", "_ws.expert.message",
+                            "pfcp.ue_ip_addr_ipv6", "pfcp.ue_ip_addr_ipv6_prefix"], extra)
         ours = [r for r in rows if r["udp.srcport"] == str(self.port)]
         check(ours, "no PFCP message from lanefwd was captured on lo")
         bad = []
@@ -631,6 +634,14 @@ class Harness:
                                                        r["_ws.expert.message"] or "malformed"))
         check(not bad, "tshark's pfcp dissector flags %d of lanefwd's %d messages: %s" % (
             len(bad), len(ours), "; ".join(bad[:8])))
+        # A delegated prefix lanefwd chose: tshark reads the prefix and its
+        # IPv6 Prefix Delegation Bits from a Session Establishment Response.
+        for pfx, bits in self.want_ipv6d:
+            hit = [r for r in ours if r["pfcp.msg_type"].split(",")[0] == "51" and
+                   pfx in r["pfcp.ue_ip_addr_ipv6"].split(",") and
+                   str(bits) in r["pfcp.ue_ip_addr_ipv6_prefix"].split(",")]
+            check(hit, "tshark finds no Session Establishment Response with UE prefix %s "
+                  "and IPv6D %d bits" % (pfx, bits))
         print("     tshark decoded all %d PFCP messages lanefwd sent, by type: %s" % (
             len(ours), ", ".join("%s x%d" % kv for kv in sorted(types.items()))))
         return types
@@ -924,6 +935,55 @@ def e2e(h):
         check(d["lf.drops"] == 0, "chosen addresses: %d drops" % d["lf.drops"])
     h.step("UE IP Address CHOOSE: an IPv4 address and a /64 from ue_alloc, traffic both ways",
            choose_ue)
+
+    def choose_delegated():
+        # CHV6 with IPv6D 8 naming pool "fwa" (ue_alloc.fwa = fd00:45:0:c000::/54,
+        # ue_alloc_ipv6_len.fwa = 56, upf_lib.sh): the UPF chooses an aligned
+        # /56 of the /54 and returns it with IPv6D 8 in both Created PDRs; a
+        # second session gets another. Traffic from and to /64s of it.
+        pdrs = [pdr(1, 100, "access", far=1, teid="choose", ue6="choose", ue6_plen=56,
+                    pool="fwa", ni=None, ohr=True),
+                pdr(2, 100, "core", far=2, ue6="choose", ue6_plen=56, pool="fwa", ni=None)]
+        fars = [far(1, "FORW", "core"), far(2, "FORW", "access", ohc=(0x4101, GNB_4))]
+        r = smf.establish(41, pdrs=pdrs, fars=fars)
+        check(r.cause == 1, "S41: %r" % r)
+        c1, c2 = r.created.get(1, {}), r.created.get(2, {})
+        check(c1.get("teid") and c1.get("ue6") and c1.get("ue6") == c2.get("ue6"),
+              "S41: Created PDRs without the TEID or one prefix: %r" % r.created)
+        check(c1.get("ue_flags") == 0x09 and c1.get("ue6_dbits") == 8 and
+              c2.get("ue6_dbits") == 8,
+              "S41: UE IP Address flags %r, IPv6D %r (want V6|IPv6D, 8 bits)" % (
+                  c1.get("ue_flags"), c1.get("ue6_dbits")))
+        p = ipaddress.ip_network(c1["ue6"] + "/56")
+        check(p.subnet_of(ipaddress.ip_network("fd00:45:0:c000::/54")),
+              "S41: prefix %s not a /56 of ue_alloc.fwa fd00:45:0:c000::/54" % p)
+        h.want_ipv6d.append((c1["ue6"], 8))
+        r2 = smf.establish(42, pdrs=pdrs, fars=fars)
+        check(r2.cause == 1, "S42: %r" % r2)
+        o = r2.created.get(2, {})
+        check(o.get("ue6") not in (None, c1["ue6"]) and
+              ipaddress.ip_network(o["ue6"] + "/56").subnet_of(
+                  ipaddress.ip_network("fd00:45:0:c000::/54")),
+              "S42 was given S41's prefix, none, or one outside the pool: %r" % r2.created)
+        smf.delete(r2.up_seid)
+        base = int(p.network_address)
+        hosts = [str(ipaddress.ip_address(base + (k << 64) + 0x77)) for k in (0, 0x3c, 0xff)]
+        ups = [ip6(hosts[k], "2001:db8:6::71", "udp", 3, 4, 10, fl=740 + k) for k in (0, 2)]
+        dns = [ip6("2001:db8:6::71", hosts[k], "udp", 4, 3, 10, fl=750 + k) for k in range(3)]
+        a = h.cnt.settle()
+        cg, cd = h.cap_gnb("chd"), h.cap_dn("chd")
+        h.gnb.send([net.ul(c1["teid"], u, qfi=None) for u in ups])
+        h.dn.send([net.dl(d) for d in dns])
+        b = h.cnt.settle()
+        got_dn, got_gnb = cd.stop(), cg.stop()
+        d = deltas(a, b)
+        smf.delete(r.up_seid)
+        match_frames("chosen-prefix uplink", got_dn, [net.ul_ref(u) for u in ups], a, b)
+        match_frames("chosen-prefix downlink", got_gnb,
+                     [net.dl_ref(x, 0x4101, None) for x in dns], a, b)
+        check(d["lf.drops"] == 0, "chosen prefix: %d drops" % d["lf.drops"])
+    h.step("UE IP Address CHOOSE of a delegated /56 (CHV6, IPv6D) from a pool of /56s, "
+           "traffic both ways", choose_delegated)
 
     def echo():
         a = h.cnt.settle()
@@ -2286,9 +2346,9 @@ def main():
             got = [",".join(bytes.fromhex(x).decode(errors="replace")
                             for x in r["pfcp.ue_ip_address_pool_identity"].split(","))
                    for r in rows]
-            check(got and all(g == "internet-main,ent-a" for g in got),
+            check(got and all(g == "internet-main,ent-a,fwa" for g in got),
                   "Association Setup Response pools as tshark reads them: %r "
-                  "(want internet-main,ent-a)" % got)
+                  "(want internet-main,ent-a,fwa)" % got)
     except CheckError as e:
         h.failures.append("PFCP messages through tshark: %s" % e)
     if smf is not None:

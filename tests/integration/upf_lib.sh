@@ -157,6 +157,8 @@ ue_pool = 10.45.0.0/16, fd00:45::/48
 ue_alloc = 10.45.200.0/24, fd00:45:0:ff00::/56
 ue_alloc_pool_id = internet-main
 ue_alloc.ent-a = 10.45.201.0/24, fd00:45:0:fe00::/56
+ue_alloc.fwa = fd00:45:0:c000::/54
+ue_alloc_ipv6_len.fwa = 56
 ${UPF_CONF_APPEND:-}
 EOF
 }

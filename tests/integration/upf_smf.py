@@ -348,9 +348,16 @@ class Msg:
                         ft.update(teid=c.TEID, ipv4=c.ipv4 if c.V4 else None,
                                   ipv6=c.ipv6 if c.V6 else None)
                     elif isinstance(c, P.IE_UE_IP_Address):
-                        # The UE address / prefix the UPF chose (CHV4 / CHV6).
+                        # The UE address / prefix the UPF chose (CHV4 / CHV6),
+                        # and a delegated prefix's IPv6D bits (8.2.62: the
+                        # octet after the addresses), which this scapy does
+                        # not decode.
+                        raw = bytes(c)
+                        off = 5 + (4 if c.V4 else 0) + (16 if c.V6 else 0)
                         ft.update(ue4=c.ipv4 if c.V4 else None,
-                                  ue6=c.ipv6 if c.V6 else None, ue_flags=bytes(c)[4])
+                                  ue6=c.ipv6 if c.V6 else None, ue_flags=raw[4],
+                                  ue6_dbits=raw[off] if raw[4] & 0x08 and
+                                  len(raw) > off else None)
                 self.created[pid] = ft
             elif isinstance(ie, (P.IE_UsageReport_SMR, P.IE_UsageReport_SDR,
                                  P.IE_UsageReport_SRR)):

@@ -378,6 +378,32 @@ static const struct bad_case bad_cases[] = {
 	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = 10.45.0.0/16\n"
 	  "ue_alloc.ent-a = 10.45.0.0/23, 10.45.1.0/24\n" TAIL,
 	  { "@:5: [network_instance internet] ue_alloc.ent-a", "overlaps ue_alloc.ent-a's" } },
+	{ "ni_alloc_len_range",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = fd00:45::/48\n"
+	  "ue_alloc = fd00:45::/56\nue_alloc_ipv6_len = 47\n" TAIL,
+	  { "@:6: [network_instance internet] ue_alloc_ipv6_len = '47'", "48 to 64" } },
+	{ "ni_alloc_len_junk",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = fd00:45::/48\n"
+	  "ue_alloc = fd00:45::/56\nue_alloc_ipv6_len = 56x\n" TAIL,
+	  { "@:6: [network_instance internet] ue_alloc_ipv6_len = '56x'", "48 to 64" } },
+	{ "ni_alloc_len_no_alloc",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = fd00:45::/48\n"
+	  "ue_alloc_ipv6_len = 56\n" TAIL,
+	  { "@:5: [network_instance internet] ue_alloc_ipv6_len = '56'", "names no pool" } },
+	{ "ni_alloc_len_no_named",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = fd00:45::/48\n"
+	  "ue_alloc_ipv6_len.fwa = 56\nue_alloc.fw = fd00:45::/52\n" TAIL,
+	  { "@:5: [network_instance internet] ue_alloc_ipv6_len.fwa = '56'",
+	    "there is no ue_alloc.fwa" } },
+	{ "ni_alloc_len_v4_pool",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = 10.45.0.0/16\n"
+	  "ue_alloc = 10.45.0.0/24\nue_alloc_ipv6_len = 56\n" TAIL,
+	  { "@:6: [network_instance internet] ue_alloc_ipv6_len = '56'", "no IPv6 prefix" } },
+	{ "ni_alloc_len_longer_prefix",
+	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = fd00:45::/48\n"
+	  "ue_alloc.fwa = fd00:45::/52, fd00:45:0:1ff0::/60\nue_alloc_ipv6_len.fwa = 56\n" TAIL,
+	  { "@:6: [network_instance internet] ue_alloc_ipv6_len.fwa = '56'",
+	    "'fd00:45:0:1ff0::/60' holds no /56" } },
 	{ "ni_named_same_as_pool_id",
 	  "[upf]\nn3_ipv4 = 10.0.0.1\n[network_instance internet]\nue_pool = 10.45.0.0/16\n"
 	  "ue_alloc = 10.45.0.0/24\nue_alloc_pool_id = p1\nue_alloc.p1 = 10.45.1.0/24\n" TAIL,
@@ -1619,7 +1645,8 @@ test_upf_named_pools(void **state)
 		"ue_alloc = 10.45.0.0/24\nue_alloc_pool_id = inet\n"
 		"ue_alloc.ent-a = 10.45.1.0/24, fd00:45:0:100::/56\n"
 		"ue_alloc.ent-b@corp = 10.45.2.0/25\n"
-		"[network_instance ims]\nue_pool = fd00:99::/48\nue_alloc.ims-v6 = fd00:99::/56\n" TAIL;
+		"[network_instance ims]\nue_alloc_ipv6_len.ims-v6 = 60\nue_pool = fd00:99::/48\n"
+		"ue_alloc.ims-v6 = fd00:99::/56\n" TAIL;
 	struct lf_config *cfg = calloc(1, sizeof(*cfg));
 	struct lf_config *back = calloc(1, sizeof(*back));
 	const struct lf_upf_ni_conf *ni;
@@ -1649,11 +1676,17 @@ test_upf_named_pools(void **state)
 	assert_string_equal(ni->named[1].id, "ent-b@corp");
 	assert_int_equal(ni->named[1].n, 1);
 	assert_int_equal(ni->named[1].p[0].plen, 25);
+	/* IPv6 /64s unless ue_alloc_ipv6_len(.ID) says otherwise. */
+	assert_int_equal(ni->alloc_ipv6_len, 64);
+	assert_int_equal(ni->named[0].ipv6_len, 64);
 	ni = &cfg->upf.ni[1];
 	assert_int_equal(ni->n_alloc, 0);
 	assert_string_equal(ni->pool_id, "");
 	assert_int_equal(ni->n_named, 1);
 	assert_string_equal(ni->named[0].id, "ims-v6");
+	/* Given before the pool it names. */
+	assert_int_equal(ni->named[0].ipv6_len, 60);
+	assert_int_equal(lf_upf_ni_alloc_len6(ni, 1), 60);
 
 	snprintf(path, sizeof(path), "%s/named_pools_dump.ini", tmp_dir);
 	f = fopen(path, "w");

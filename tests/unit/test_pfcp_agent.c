@@ -780,6 +780,13 @@ conf_init(void)
 	pool = htonl(UE_ENT_A);
 	memcpy(u->ni[0].named[0].p[0].a, &pool, 4);
 	prefix6(&u->ni[0].named[0].p[1], "fd00:45:0:10::", 64);
+	/* "fwa" of "internet" delegates /56s: the four of a /54 and one more. */
+	u->ni[0].n_named = 2;
+	snprintf(u->ni[0].named[1].id, sizeof(u->ni[0].named[1].id), "fwa");
+	u->ni[0].named[1].n = 2;
+	prefix6(&u->ni[0].named[1].p[0], "fd00:45:2::", 54);
+	prefix6(&u->ni[0].named[1].p[1], "fd00:45:3:500::", 56);
+	u->ni[0].named[1].ipv6_len = 56;
 	u->ni[1].n_named = 1;
 	snprintf(u->ni[1].named[0].id, sizeof(u->ni[1].named[0].id), "ims-2");
 	u->ni[1].named[0].n = 1;
@@ -906,7 +913,7 @@ test_association(void **state)
 	assert_true(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 0, &t));
 	assert_int_equal(t.len, 4 + 8 + 4 + 8);
 	assert_memory_equal(t.v, "\x00\xb1\x00\x08\x00\x06pool-a\x00\x16\x00\x08internet", 24);
-	/* Then its named pool, then "ims"'s two. */
+	/* Then its named pools, then "ims"'s two. */
 	assert_true(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 1, &t));
 	assert_int_equal(t.len, 4 + 7 + 4 + 8);
 	assert_memory_equal(t.v,
@@ -914,14 +921,19 @@ test_association(void **state)
 			    "ent-a\x00\x16\x00\x08internet",
 			    23);
 	assert_true(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 2, &t));
+	assert_memory_equal(t.v,
+			    "\x00\xb1\x00\x05\x00\x03"
+			    "fwa\x00\x16\x00\x08internet",
+			    21);
+	assert_true(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 3, &t));
 	assert_int_equal(t.len, 4 + 8 + 4 + 3);
 	assert_memory_equal(t.v, "\x00\xb1\x00\x08\x00\x06pool-i\x00\x16\x00\x03ims", 19);
-	assert_true(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 3, &t));
+	assert_true(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 4, &t));
 	assert_memory_equal(t.v,
 			    "\x00\xb1\x00\x07\x00\x05"
 			    "ims-2\x00\x16\x00\x03ims",
 			    18);
-	assert_false(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 4, &t));
+	assert_false(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 5, &t));
 	assert_true(msg_ie(PFCP_IE_RECOVERY_TIME_STAMP, 0, &t));
 	tel_has("/lanefwd/upf", "\"associations\":1");
 }
@@ -2466,6 +2478,130 @@ test_delegated_prefix(void **state)
 	assert_int_equal(counts().sessions, base);
 }
 
+/* The UE IP Address of Created PDR 2 in rb: a delegated prefix (V6, IPv6D), its 8 bytes. */
+static void
+created_pfx(const char *want, uint8_t dbits)
+{
+	uint8_t a[16];
+
+	assert_int_equal(created_ue(2), 0x09);
+	assert_int_equal(ue_ie.len, 1 + 16 + 1);
+	assert_int_equal(inet_pton(AF_INET6, want, a), 1);
+	assert_memory_equal(ue_ie.v + 1, a, 16);
+	assert_int_equal(ue_ie.v[17], dbits);
+}
+
+/*
+ * CHV6 for a delegated prefix (IPv6D or IP6PL), from a pool that hands out
+ * /56s ("fwa": the four of a /54, then fd00:45:3:500::/56): aligned /56s in
+ * pool order, each once, Cause 75 when all are held; the downlink finds
+ * the session for every address in its /56. A length the pool does not
+ * hand out, or a /56 from a pool of /64s: Cause 73. What the SMF gives
+ * inside the pool must be one of its /56s (then CHOOSE passes it over);
+ * a /64 in it, or a /52 over it, is Cause 73. A /56 that only an uplink
+ * PDR names is held as well. Nothing is left behind by a refusal.
+ */
+static void
+test_choose_delegated(void **state)
+{
+	static const char *const want[] = { "fd00:45:2::", "fd00:45:2:100::", "fd00:45:2:200::",
+					    "fd00:45:2:300::", "fd00:45:3:500::" };
+	const uint32_t base = counts().sessions;
+	struct pdr_spec ul, dl;
+	uint64_t up[6], up_x;
+	char cmd[64];
+	unsigned int k;
+
+	(void)state;
+	pool_pdrs("fwa", &ul, &dl);
+	ul.ue_ch = dl.ue_ch = 0x20;
+	ul.dbits = dl.dbits = 8;
+	for (k = 0; k < 5; k++) {
+		pool_session(&ul, &dl, 800 + k);
+		up[k] = est_ok(800 + k);
+		created_pfx(want[k], 8);
+		/* The uplink PDR has the same. */
+		assert_int_equal(created_ue(1), 0x09);
+	}
+	assert_int_equal(dp_of_ue6("fd00:45:2:1ab::7")->up_seid, up[1]);
+	assert_int_equal(dp_of_ue6("fd00:45:2:3ff::1")->up_seid, up[3]);
+	assert_int_equal(dp_of_ue6("fd00:45:3:5c0::1")->up_seid, up[4]);
+	assert_null(dp_of_ue6("fd00:45:3:400::1"));
+	snprintf(cmd, sizeof(cmd), "/lanefwd/upf/session,%" PRIu64, up[2]);
+	tel_has(cmd, "\"ue_ipv6\":\"fd00:45:2:200::\"");
+	tel_has(cmd, "\"ue_ipv6_prefix_len\":56");
+	/* Full. */
+	pool_session(&ul, &dl, 805);
+	recv_type(PFCP_SESS_EST_RESP, 2000);
+	assert_cause(PFCP_CAUSE_NO_RESOURCES);
+	assert_int_equal(counts().sessions, base + 5);
+	/* One freed is the one free; as IP6PL 56 instead of IPv6D 8. */
+	delete (up[1]);
+	assert_null(dp_of_ue6("fd00:45:2:1ab::7"));
+	ul.dbits = dl.dbits = 0;
+	w_ip6pl = 56;
+	pool_session(&ul, &dl, 806);
+	up[1] = est_ok(806);
+	created_pfx(want[1], 8);
+	w_ip6pl = 0;
+	/* Lengths the pools do not hand out. */
+	pool_session(&ul, &dl, 807); /* a /64 from "fwa" */
+	refused_on_rule(PFCP_IE_UE_IP_ADDRESS);
+	ul.dbits = dl.dbits = 4;
+	pool_session(&ul, &dl, 808); /* a /60 from "fwa" */
+	refused_on_rule(PFCP_IE_UE_IP_ADDRESS);
+	ul.dbits = dl.dbits = 8;
+	ul.pool = dl.pool = "ims-2";
+	pool_session(&ul, &dl, 809); /* a /56 from a pool of /64s */
+	refused_on_rule(PFCP_IE_UE_IP_ADDRESS);
+	ul.pool = dl.pool = "fwa";
+	assert_int_equal(counts().sessions, base + 5);
+	for (k = 0; k < 5; k++)
+		delete (up[k]);
+
+	/* Given by the SMF inside the pool: a /64 in it, a /52 over it. */
+	w_pfx_session(810, "fd00:45:2:300::", 0);
+	refused_on_rule(PFCP_IE_UE_IP_ADDRESS);
+	w_pfx_session(811, "fd00:45:2::", 12);
+	refused_on_rule(PFCP_IE_UE_IP_ADDRESS);
+	/* One of its /56s: taken, and CHOOSE passes it over. */
+	w_pfx_session(812, "fd00:45:2:3ab::", 8);
+	up_x = est_ok(812);
+	assert_int_equal(dp_of_ue6("fd00:45:2:301::1")->up_seid, up_x);
+	/* Held by an uplink PDR alone: a session of CHV6 on PDR 1 only. */
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(813);
+	w_create_pdr(&ul);
+	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+	end_send();
+	up[5] = est_ok(813);
+	tel_has("/lanefwd/upf", "\"ue_ips_held_uplink_only\":1");
+	/* The cursor stood after fd00:45:2:100:: (806): the uplink-only
+	 * session took fd00:45:2:200::; then fd00:45:2:300:: (the SMF's) is
+	 * passed over, and the pool goes round to its last two free. */
+	assert_int_equal(created_ue(1), 0x09);
+	assert_memory_equal(ue_ie.v + 1, "\xfd\x00\x00\x45\x00\x02\x02\x00", 8);
+	assert_null(dp_of_ue6("fd00:45:2:200::1"));
+	for (k = 0; k < 3; k++) {
+		static const unsigned int next[] = { 4, 0, 1 };
+
+		pool_session(&ul, &dl, 814 + k);
+		up[k] = est_ok(814 + k);
+		created_pfx(want[next[k]], 8);
+	}
+	pool_session(&ul, &dl, 817);
+	recv_type(PFCP_SESS_EST_RESP, 2000);
+	assert_cause(PFCP_CAUSE_NO_RESOURCES);
+	for (k = 0; k < 3; k++)
+		delete (up[k]);
+	delete (up[5]);
+	delete (up_x);
+	tel_has("/lanefwd/upf", "\"ue_ips_held_uplink_only\":0");
+	assert_int_equal(st->ue.dlen, 0);
+	assert_int_equal(counts().sessions, base);
+}
+
 int
 main(void)
 {
@@ -2484,6 +2620,7 @@ main(void)
 		cmocka_unit_test(test_choose_ue_pool_id),
 		cmocka_unit_test(test_choose_ue_named_pool),
 		cmocka_unit_test(test_delegated_prefix),
+		cmocka_unit_test(test_choose_delegated),
 		cmocka_unit_test(test_choose_ue_uplink_only),
 		cmocka_unit_test(test_choose_ue_given_uplink_only),
 		cmocka_unit_test(test_modify_and_reports),

@@ -1144,8 +1144,9 @@ test_traffic_endpoint(void **state)
 /*
  * UE IP Address with the IPv6 Prefix Delegation Bits (IPv6D) and the IPv6
  * Prefix Length (IP6PL) fields (8.2.62): a /64, or a delegated prefix of
- * up to 16 bits (a /48), kept with its host bits zero; a shorter prefix, a
- * longer length, or CHV6 for a delegated prefix is Cause 73 naming the PDR;
+ * up to 16 bits (a /48), kept with its host bits zero, and CHV6 asking for
+ * one (the agent checks that the pool hands out that length); a shorter
+ * prefix or a longer length is Cause 73 naming the PDR;
  * a field cut off, out of range, without an IPv6 family or disagreeing
  * with the other is Cause 69.
  */
@@ -1177,8 +1178,9 @@ test_ue_ipv6_prefix_fields(void **state)
 		{ 0x41, 1, { 40 }, PFCP_CAUSE_RULE_FAILURE, 0, NULL },
 		{ 0x41, 1, { 128 }, PFCP_CAUSE_RULE_FAILURE, 0, NULL },
 		{ 0x41, 1, { 65 }, PFCP_CAUSE_RULE_FAILURE, 0, NULL },
-		{ 0x28, 1, { 4 }, PFCP_CAUSE_RULE_FAILURE, 0, NULL }, /* CHV6 for a /60 */
-		{ 0x60, 1, { 60 }, PFCP_CAUSE_RULE_FAILURE, 0, NULL },
+		{ 0x28, 1, { 4 }, 0, 4, NULL }, /* CHV6 for a /60 (the agent checks the pool) */
+		{ 0x60, 1, { 56 }, 0, 8, NULL }, /* CHV6 for a /56 by its length */
+		{ 0x28, 1, { 17 }, PFCP_CAUSE_RULE_FAILURE, 0, NULL }, /* CHV6 for a /47 */
 		{ 0x49, 2, { 0, 60 }, PFCP_CAUSE_MANDATORY_IE_INCORRECT, 0, NULL }, /* disagree */
 		{ 0x41, 1, { 129 }, PFCP_CAUSE_MANDATORY_IE_INCORRECT, 0, NULL },
 		{ 0x09, 1, { 65 }, PFCP_CAUSE_MANDATORY_IE_INCORRECT, 0, NULL },
@@ -1223,6 +1225,7 @@ test_ue_ipv6_prefix_fields(void **state)
 			assert_int_equal(msg.create_pdr[0].c.ue_choose, 0);
 		} else {
 			assert_int_equal(msg.create_pdr[0].c.ue6.af, 0);
+			assert_int_equal(msg.create_pdr[0].c.ue6_dbits, c[i].dbits);
 			assert_int_equal(msg.create_pdr[0].c.ue_choose, UPF_UE_CHOOSE6);
 		}
 	}
@@ -2039,8 +2042,10 @@ test_writer_bounds(void **state)
 	struct pfcp_node_id id = { .type = PFCP_NODE_ID_FQDN, .fqdn = "upf.example.net" };
 	struct pfcp_usage_report ur[2] = { { .urr_id = 1, .has_volume = true, .has_duration = true },
 					   { .urr_id = 2, .start_time = 1, .end_time = 2 } };
-	struct pfcp_created_pdr cr[2] = { { .pdr_id = 1, .v4 = { .af = 4 } },
-					  { .pdr_id = 2, .v6 = { .af = 6 } } };
+	struct pfcp_created_pdr cr[2] = {
+		{ .pdr_id = 1, .v4 = { .af = 4 } },
+		{ .pdr_id = 2, .v6 = { .af = 6 }, .ue6 = { .af = 6 }, .ue6_dbits = 8 }
+	};
 	struct pfcp_fseid up = { .seid = 1, .v4 = { .af = 4 }, .v6 = { .af = 6 } };
 	struct pfcp_sess_resp r = { .cause = 1,
 				    .failed_rule_type = PFCP_RULE_NONE,
