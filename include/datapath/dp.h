@@ -419,6 +419,9 @@ struct lf_burst {
 	/** Packets diverted to each kind; padded to LF_DIV_WORDS whole 64-bit
 	 * words, which pipeline_diverted tests at once. */
 	uint16_t n_div[LF_DIV_WORDS * 4];
+	/** Frames the fused IPv4 check set aside as not IPv4: IPv6 (aside6[]), other (aside[]). */
+	uint16_t n_aside6;
+	uint16_t n_aside;
 
 	/* Scratch. */
 	uint32_t n_cksum_sw; /**< Parse: software checksum checks off the fast check. */
@@ -437,6 +440,8 @@ struct lf_burst {
 	struct lf_decided decided[LF_BURST_MAX];
 	struct rte_mbuf *div[LF_KIND_COUNT][LF_BURST_MAX];
 	struct lf_meta div_meta[LF_KIND_COUNT][LF_BURST_MAX];
+	struct rte_mbuf *aside6[LF_BURST_MAX];
+	struct rte_mbuf *aside[LF_BURST_MAX];
 } __rte_cache_aligned;
 
 /** Count a drop and queue the mbuf to be freed at the end of the burst. */

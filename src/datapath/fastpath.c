@@ -42,10 +42,14 @@ FUSED_FN(fastpath_burst)(struct lf_burst *b, struct rte_mbuf **pkts, uint16_t n)
 	uint64_t nh_count;
 	unsigned int out_or = 0, out_and = UINT16_MAX;
 	uint16_t i, k, n8;
+	int c;
 
 	RTE_BUILD_BUG_ON(LF_MAX_NEXTHOPS > LF_NH_NONE); /* nh_count <= LF_NH_NONE */
-	if (!lf_fused_check(b, pkts, n, &n8, NULL, false))
+	c = lf_fused_check(b, pkts, n, &n8, NULL, false);
+	if (c < 0)
 		return LF_REFUSED;
+	/* Fewer when frames were set aside (b->n_aside: pipeline.c runs them). */
+	n = (uint16_t)c;
 
 	rte_fib_lookup_bulk(lf_fib_v4(b->view.fib), b->ip4, b->nh4, n);
 
@@ -139,7 +143,7 @@ FUSED_FN(fastpath_flow_burst)(struct lf_burst *b, struct rte_mbuf **pkts, uint16
 	uint64_t hash[LF_BURST_MAX];
 	uint16_t n8;
 
-	if (!lf_fused_check(b, pkts, n, &n8, hash, true))
+	if (lf_fused_check(b, pkts, n, &n8, hash, true) < 0)
 		return LF_REFUSED;
 	return lf_flow_lookup_leading(b, hash, n);
 }

@@ -195,6 +195,8 @@ pipeline_fused_applies(const struct lf_burst *b)
 	return likely(!lf_burst_mtu_check(b)) && (b->flows != NULL || b->view.acl == NULL);
 }
 
+static void pipeline_run_aside(struct lf_burst *b, struct lf_tx *tx);
+
 /* pipeline_run_fused's body, inlined into pipeline_run's first call: the
  * plain path pays one call layer, not two. */
 static __rte_always_inline bool
@@ -211,6 +213,9 @@ run_fused(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts, uint16_t
 		pipeline_tx(b, tx, pkts, k);
 		/* The fused stage hands packets the FIB gave to another kind on. */
 		pipeline_diverted(b, tx);
+		/* And those it set aside as not IPv4 go after them. */
+		if (unlikely((b->n_aside6 | b->n_aside) != 0))
+			pipeline_run_aside(b, tx);
 	} else {
 		const uint16_t first = b->fused_flow(b, pkts, n);
 
@@ -282,6 +287,27 @@ pipeline_run_fused6(struct lf_burst *b, struct lf_tx *tx, struct rte_mbuf **pkts
 	pipeline_diverted(b, tx);
 	lf_burst_drops_flush(b);
 	return true;
+}
+
+/*
+ * The frames the fused IPv4 check set aside (fused.h: IPv6, and ARP,
+ * tagged frames, runts among IPv4 ones): the IPv6 ones through their
+ * fused stage if it takes them, the rest staged, as pipeline_run does
+ * with a burst it sorts by family. They are run from the arrays they are
+ * in: no stage they go to sets frames aside.
+ */
+static __rte_noinline void
+pipeline_run_aside(struct lf_burst *b, struct lf_tx *tx)
+{
+	const uint16_t n6 = b->n_aside6, no = b->n_aside;
+
+	b->n_aside6 = 0;
+	b->n_aside = 0;
+	LF_STAT_ADD(b->stats->split_bursts, 1);
+	if (n6 != 0 && !pipeline_run_fused6(b, tx, b->aside6, n6))
+		pipeline_run_staged(b, tx, b->aside6, n6);
+	if (no != 0)
+		pipeline_run_staged(b, tx, b->aside, no);
 }
 
 void
