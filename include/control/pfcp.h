@@ -289,11 +289,11 @@ struct pfcp_fseid {
  * Ethernet Packet Filter, Traffic Endpoint ID (and, at message level,
  * Create / Update / Remove Traffic Endpoint), predefined rules, a UE
  * IPv6 prefix longer than a /64 or shorter than a /48 (IPv6D bits or
- * IP6PL; c.ue6_dbits has a delegated prefix's bits), CHV6 for a delegated
- * prefix, outer
+ * IP6PL; c.ue6_dbits has a delegated prefix's bits, with CHV6 too), outer
  * header removal other than GTP-U/UDP/IP, several QFIs in one PDI. With
  * CHV4 / CHV6 (c.ue_choose) the UE address of that family is absent: the
- * agent allocates it.
+ * agent allocates it (a CHV6 prefix of c.ue6_dbits bits from a pool that
+ * hands out that length).
  */
 struct pfcp_pdr {
 	struct upf_pdr_conf c;
