@@ -309,6 +309,16 @@ lf_upf_ni_alloc(const struct lf_upf_ni_conf *ni, unsigned int k, const struct lf
 	return k == 0 ? ni->n_alloc : ni->named[k - 1].n;
 }
 
+/** The config key of ni's allocating pool k: "ue_alloc", or "ue_alloc.ID" written into buf. */
+static inline const char *
+lf_upf_ni_alloc_key(const struct lf_upf_ni_conf *ni, unsigned int k, char *buf, size_t len)
+{
+	if (k == 0)
+		return "ue_alloc";
+	snprintf(buf, len, "ue_alloc.%s", ni->named[k - 1].id);
+	return buf;
+}
+
 /**
  * The length of the IPv6 prefixes ni's allocating pool k hands out (48 to
  * 64; a configuration built by hand, with the field 0, gets 64).

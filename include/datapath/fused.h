@@ -173,7 +173,8 @@ lf_fused_ether_type(const struct rte_mbuf *m)
  * The check failed at pkts[i] (the packets before it taken, the first *n8
  * by groups, sw software checksums among them): the frames of pkts[i..n)
  * that are not IPv4 at all (an ARP request among IPv4 traffic:
- * docs/punt-flood.md; IPv6, tagged frames, runts) go to b->aside, the
+ * docs/punt-flood.md; IPv6 to b->aside6, tagged frames, runts and the
+ * rest to b->aside), the
  * IPv4 ones move down over them in order and are checked as the rest of
  * the burst would have been. Returns their count, or -1 with the burst
  * refused: when none was set aside (an IPv4 frame failed), when an IPv4

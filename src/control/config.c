@@ -1271,6 +1271,14 @@ load_named_pool(struct ctx *c, const struct lf_config *cfg, struct lf_upf_ni_con
 
 #define ALLOC_LEN_KEY "ue_alloc_ipv6_len"
 
+/* Whether key is ue_alloc_ipv6_len or ue_alloc_ipv6_len.ID. */
+static bool
+is_alloc_len_key(const char *key)
+{
+	return strncmp(key, ALLOC_LEN_KEY, strlen(ALLOC_LEN_KEY)) == 0 &&
+		(key[strlen(ALLOC_LEN_KEY)] == '\0' || key[strlen(ALLOC_LEN_KEY)] == '.');
+}
+
 /*
  * ue_alloc_ipv6_len and ue_alloc_ipv6_len.ID, once the section's pools
  * are known (a section's keys come in any order): the length of the IPv6
@@ -1359,16 +1367,6 @@ alloc_check(struct ctx *c, const struct lf_upf_ni_conf *ni, const char *key, con
 	return 0;
 }
 
-/* The key of ni's allocating pool k: "ue_alloc" or "ue_alloc.ID". */
-static const char *
-alloc_key(const struct lf_upf_ni_conf *ni, unsigned int k, char *buf, size_t len)
-{
-	if (k == 0)
-		return "ue_alloc";
-	snprintf(buf, len, "ue_alloc.%s", ni->named[k - 1].id);
-	return buf;
-}
-
 /* The value of key in the section's entries (the last, as rte_cfgfile gives them). */
 static const char *
 entry_val(const struct rte_cfgfile_entry *e, int n, const char *key)
@@ -1415,7 +1413,8 @@ pool_info_check(struct ctx *c, const struct lf_config *cfg, const struct lf_upf_
 	if (bytes <= LF_UPF_POOL_INFO_MAX)
 		return 0;
 	/* The instance's last pool key, or the identity of its ue_alloc. */
-	key = ni->n_named != 0 ? alloc_key(ni, ni->n_named, kb, sizeof(kb)) : "ue_alloc_pool_id";
+	key = ni->n_named != 0 ? lf_upf_ni_alloc_key(ni, ni->n_named, kb, sizeof(kb))
+			       : "ue_alloc_pool_id";
 	return key_fail(c, key, entry_val(e, n, key),
 			"the named pools' UE IP address Pool Information would take %zu "
 			"bytes of the Association Setup Response, over %u: use shorter pool "
@@ -1430,14 +1429,14 @@ overlap_fail(struct ctx *c, const struct lf_upf_ni_conf *ni, const struct rte_cf
 	     const struct lf_upf_prefix *y)
 {
 	char kb[80], ob[80], a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
-	const char *key = alloc_key(ni, t, kb, sizeof(kb));
+	const char *key = lf_upf_ni_alloc_key(ni, t, kb, sizeof(kb));
 
 	inet_ntop(x->af == 4 ? AF_INET : AF_INET6, x->a, a, sizeof(a));
 	inet_ntop(y->af == 4 ? AF_INET : AF_INET6, y->a, b, sizeof(b));
 	return key_fail(c, key, entry_val(e, n, key),
 			"'%s/%u' overlaps %s's '%s/%u': an address is in one allocating pool "
 			"at most",
-			b, y->plen, alloc_key(ni, s, ob, sizeof(ob)), a, x->plen);
+			b, y->plen, lf_upf_ni_alloc_key(ni, s, ob, sizeof(ob)), a, x->plen);
 }
 
 /* Whether prefixes x and y share an address. */
@@ -1502,8 +1501,7 @@ load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfil
 		const bool alloc = strcmp(key, "ue_alloc") == 0;
 
 		/* After the pools (below). */
-		if (strncmp(key, ALLOC_LEN_KEY ".", strlen(ALLOC_LEN_KEY ".")) == 0 ||
-		    strcmp(key, ALLOC_LEN_KEY) == 0)
+		if (is_alloc_len_key(key))
 			continue;
 		if (strncmp(key, "ue_alloc.", strlen("ue_alloc.")) == 0) {
 			ret = load_named_pool(c, cfg, ni, key, val);
@@ -1534,7 +1532,7 @@ load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfil
 		const struct lf_upf_prefix *p;
 		const unsigned int np = lf_upf_ni_alloc(ni, i, &p);
 		char kb[80];
-		const char *key = alloc_key(ni, i, kb, sizeof(kb));
+		const char *key = lf_upf_ni_alloc_key(ni, i, kb, sizeof(kb));
 
 		ret = alloc_check(c, ni, key, entry_val(e, n, key), p, np);
 		if (ret != 0)
@@ -1544,8 +1542,7 @@ load_ni(struct ctx *c, struct lf_config *cfg, const char *arg, struct rte_cfgfil
 	if (ret != 0)
 		return ret;
 	for (k = 0; k < n; k++)
-		if (strncmp(e[k].name, ALLOC_LEN_KEY ".", strlen(ALLOC_LEN_KEY ".")) == 0 ||
-		    strcmp(e[k].name, ALLOC_LEN_KEY) == 0) {
+		if (is_alloc_len_key(e[k].name)) {
 			ret = alloc_len_set(c, ni, e[k].name, e[k].value);
 			if (ret != 0)
 				return ret;
@@ -2461,7 +2458,7 @@ upf_dump(const struct lf_upf_conf *u, FILE *f)
 			const unsigned int np = lf_upf_ni_alloc(&u->ni[i], k, &p);
 			char kb[80];
 
-			prefixes_dump(f, alloc_key(&u->ni[i], k, kb, sizeof(kb)), p, np);
+			prefixes_dump(f, lf_upf_ni_alloc_key(&u->ni[i], k, kb, sizeof(kb)), p, np);
 			if (u->ni[i].named[k - 1].ipv6_len != 64)
 				fprintf(f, ALLOC_LEN_KEY ".%s = %u\n", u->ni[i].named[k - 1].id,
 					u->ni[i].named[k - 1].ipv6_len);

@@ -1781,16 +1781,6 @@ alloc_overlap(const struct pa_agent *a, unsigned int ni, const uint8_t *pfx, uns
 	return -1;
 }
 
-/* The config key of instance ni's allocating pool j: "ue_alloc" or "ue_alloc.ID". */
-static const char *
-pool_key(const struct pa_agent *a, unsigned int ni, unsigned int j, char *buf, size_t len)
-{
-	if (j == 0)
-		return "ue_alloc";
-	snprintf(buf, len, "ue_alloc.%s", a->uc.ni[ni].named[j - 1].id);
-	return buf;
-}
-
 /*
  * A PDR without a Network Instance: the one whose UE pool holds its UE
  * address, so that the downlink lookup (by network instance and address)
@@ -1969,7 +1959,8 @@ pdr_set_pdi(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pfc
 				       "PDR %u: the UE prefix %s/%u overlaps %s of network "
 				       "instance \"%s\", whose /%us CHV6 hands out",
 				       dst->id, ip_str(&dst->ue6, b, sizeof(b)), plen,
-				       pool_key(a, dst->ni, (unsigned int)j, kb, sizeof(kb)),
+				       lf_upf_ni_alloc_key(&a->uc.ni[dst->ni], (unsigned int)j, kb,
+							   sizeof(kb)),
 				       a->uc.ni[dst->ni].name, a->uepool[dst->ni][j][1].blen);
 		}
 	}
@@ -2749,8 +2740,8 @@ choose_ue(struct pa_agent *a, struct pa_work *w, struct pfcp_created_pdr *out, u
 					       "PDR %u: CHV6 for a /%u: %s of network instance "
 					       "\"%s\" hands out /%us",
 					       p->id, 64 - p->ue6_dbits,
-					       pool_key(a, (unsigned int)ni, p->ue_pool[f], kb,
-							sizeof(kb)),
+					       lf_upf_ni_alloc_key(&a->uc.ni[ni], p->ue_pool[f], kb,
+								   sizeof(kb)),
 					       a->uc.ni[ni].name, pool->blen);
 			}
 			p->ni = (uint8_t)ni;
@@ -2776,19 +2767,18 @@ choose_ue(struct pa_agent *a, struct pa_work *w, struct pfcp_created_pdr *out, u
 				t.ni = (uint8_t)ni;
 				t.af = f == 0 ? 4 : 6;
 				t.dbits = f == 0 ? 0 : p->ue6_dbits;
-				if (upf_uepool_alloc(pool, ue_taken, &t, 0, addr) != 0)
+				if (upf_uepool_alloc(pool, ue_taken, &t, 0, addr) != 0) {
+					char kb[80];
+
 					return pa_fail(e, PFCP_CAUSE_NO_RESOURCES,
 						       PFCP_IE_UE_IP_ADDRESS, PFCP_RULE_NONE, 0,
 						       "PDR %u: CHV%c: every address of \"%s\"'s "
-						       "%s%s is in use",
+						       "%s is in use",
 						       p->id, f == 0 ? '4' : '6', a->uc.ni[ni].name,
-						       p->ue_pool[f] == 0 ? "ue_alloc"
-									  : "ue_alloc.",
-						       p->ue_pool[f] == 0
-							       ? ""
-							       : a->uc.ni[ni]
-									 .named[p->ue_pool[f] - 1]
-									 .id);
+						       lf_upf_ni_alloc_key(&a->uc.ni[ni],
+									   p->ue_pool[f], kb,
+									   sizeof(kb)));
+				}
 				memset(ue, 0, sizeof(*ue));
 				ue->af = t.af;
 				memcpy(ue->a, addr, 16);
