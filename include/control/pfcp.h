@@ -35,6 +35,8 @@
 #define PFCP_FQDN_LEN 256 /**< Node ID FQDN text, with its NUL. */
 #define PFCP_MAX_QUERY_URR UPF_MAX_URR
 #define PFCP_MAX_DL_PDR 8 /**< PDR IDs in one Downlink Data Report we send. */
+/** Traffic Endpoints one session holds, and Create / Update / Remove of them in one message. */
+#define PFCP_MAX_TE 8
 
 /** Message types (TS 29.244 7.3). */
 enum pfcp_msg_type {
@@ -171,6 +173,7 @@ enum pfcp_ie_type {
 	PFCP_IE_FAILED_RULE_ID = 114,
 	PFCP_IE_QFI = 124,
 	PFCP_IE_CREATE_TRAFFIC_ENDPOINT = 127,
+	PFCP_IE_CREATED_TRAFFIC_ENDPOINT = 128,
 	PFCP_IE_UPDATE_TRAFFIC_ENDPOINT = 129,
 	PFCP_IE_REMOVE_TRAFFIC_ENDPOINT = 130,
 	PFCP_IE_TRAFFIC_ENDPOINT_ID = 131,
@@ -273,6 +276,8 @@ struct pfcp_fseid {
 #define PFCP_PDR_URR_ID 0x0040 /**< The URR id list (replaced as a whole on update). */
 #define PFCP_PDR_UE_IP 0x0080 /**< Within the PDI. */
 #define PFCP_PDR_NI 0x0100 /**< Within the PDI. */
+#define PFCP_PDR_FTEID 0x0200 /**< Within the PDI (or a Traffic Endpoint). */
+#define PFCP_PDR_QFI 0x0400 /**< Within the PDI (or a Traffic Endpoint). */
 
 /**
  * A Create PDR or Update PDR. c.ni is UPF_NI_NONE: the agent resolves
@@ -286,14 +291,22 @@ struct pfcp_fseid {
  * (P: ports or ranges a-b separated by commas, each pair of a remote and a
  * UE range one filter of the PDR's at most UPF_MAX_SDF; no negation or
  * options), Application ID,
- * Ethernet Packet Filter, Traffic Endpoint ID (and, at message level,
- * Create / Update / Remove Traffic Endpoint), predefined rules, a UE
+ * Ethernet Packet Filter, several Traffic Endpoint IDs in one PDI (MTE),
+ * Framed-Route and Framed-IPv6-Route, predefined rules, a UE
  * IPv6 prefix longer than a /64 or shorter than a /48 (IPv6D bits or
  * IP6PL; c.ue6_dbits has a delegated prefix's bits, with CHV6 too), outer
  * header removal other than GTP-U/UDP/IP, several QFIs in one PDI. With
  * CHV4 / CHV6 (c.ue_choose) the UE address of that family is absent: the
  * agent allocates it (a CHV6 prefix of c.ue6_dbits bits from a pool that
  * hands out that length).
+ *
+ * A PDI with a Traffic Endpoint ID (c.has_te, c.te_id) carries no F-TEID,
+ * UE IP Address or Network Instance of its own (Cause 69 otherwise, as
+ * 7.5.2.2 says they shall not be present): the agent takes them from the
+ * endpoint. A Create or Update Traffic Endpoint decodes into this struct
+ * too: c.te_id, and the PDI fields it may carry (F-TEID, Network
+ * Instance, UE IP Address, QFI, UE IP address Pool Identity), with their
+ * PFCP_PDR_* bits in present.
  */
 struct pfcp_pdr {
 	struct upf_pdr_conf c;
@@ -413,6 +426,11 @@ struct pfcp_msg {
 	uint32_t remove_qer[UPF_MAX_QER];
 	uint32_t remove_urr[UPF_MAX_URR];
 	uint32_t query_urr[PFCP_MAX_QUERY_URR];
+	/* Traffic Endpoints (PDI optimisation, PDIU): see struct pfcp_pdr. */
+	uint8_t n_create_te, n_update_te, n_remove_te;
+	struct pfcp_pdr create_te[PFCP_MAX_TE];
+	struct pfcp_pdr update_te[PFCP_MAX_TE];
+	uint8_t remove_te[PFCP_MAX_TE];
 };
 
 /**
@@ -515,9 +533,13 @@ struct pfcp_usage_report {
 /** Usage Report IE of type PFCP_IE_USAGE_REPORT_SMR, _SDR or _SRR. */
 void pfcp_w_usage_report(struct pfcp_w *w, uint16_t type, const struct pfcp_usage_report *u);
 
-/** A Created PDR: the F-TEID the UP chose. */
+/**
+ * A Created PDR, or a Created Traffic Endpoint (te; pdr_id is then its
+ * Traffic Endpoint ID): the F-TEID and UE address the UP chose.
+ */
 struct pfcp_created_pdr {
 	uint16_t pdr_id;
+	bool te;
 	uint32_t teid; /**< The chosen local F-TEID; 0: none (no F-TEID IE). */
 	struct upf_ip v4, v6; /**< Its addresses; af 0: absent. */
 	struct upf_ip ue4, ue6; /**< Chosen UE address / IPv6 prefix; af 0: absent. */

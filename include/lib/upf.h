@@ -160,6 +160,13 @@ struct upf_pdr_conf {
 	 * Identity named it). The agent's; the store does not look.
 	 */
 	uint8_t ue_pool[2];
+	/**
+	 * The PDI names a Traffic Endpoint (PDI optimisation): the agent
+	 * copies its F-TEID, UE address, network instance and QFI into the
+	 * fields above. The agent's; the store does not look.
+	 */
+	bool has_te;
+	uint8_t te_id;
 	bool has_qfi;
 	uint8_t qfi;
 	uint8_t n_sdf;

@@ -139,6 +139,7 @@ struct pa_sess {
 	bool watched; /* In the volume-check list. */
 	bool dldr_sent; /* Downlink Data Report sent in this buffering episode. */
 	bool quota_drop; /* Published with PDRs moved to the quota DROP FAR. */
+	uint8_t n_te; /* Traffic Endpoints, packed after the PDRs (most sessions: none). */
 	uint32_t a_prev, a_next; /* Association's session list. */
 	uint32_t w_prev, w_next; /* Volume-check list. */
 	uint32_t n_timed; /* Armed URR timers. */
@@ -163,6 +164,12 @@ struct pa_work {
 	struct pa_urr_st ust[UPF_MAX_URR];
 	bool urr_new[UPF_MAX_URR]; /* Created here, or its period changed: re-arm PERIO. */
 	uint32_t choose; /* Bit i: pdr[i] gets its TEID from us (CHOOSE) in this request. */
+	/*
+	 * Traffic Endpoints: the PDI fields PDRs share by naming one (id is
+	 * the Traffic Endpoint ID; src_iface, SDF and the rule fields unused).
+	 */
+	uint8_t n_te;
+	struct upf_pdr_conf te[PFCP_MAX_TE];
 };
 
 /* A timer: a URR's periodic report or time threshold. Stale when due differs from the state. */
@@ -534,6 +541,9 @@ sess_unpack(const struct pa_sess *s, struct pa_work *w)
 	w->c.urr = w->urr;
 	for (i = 0; i < s->c.n_pdr; i++)
 		p += pdr_unpack(&w->pdr[i], p);
+	for (i = 0; i < s->n_te; i++)
+		p += pdr_unpack(&w->te[i], p);
+	w->n_te = s->n_te;
 	memcpy(w->far, s->c.far, s->c.n_far * sizeof(w->far[0]));
 	memcpy(w->qer, s->c.qer, s->c.n_qer * sizeof(w->qer[0]));
 	memcpy(w->urr, s->c.urr, s->c.n_urr * sizeof(w->urr[0]));
@@ -607,6 +617,7 @@ sess_alloc(struct pa_agent *a, const struct pa_work *w)
 	size = off_pdr;
 	for (i = 0; i < c->n_pdr; i++)
 		size += pdr_packed_size(c->pdr[i].n_sdf);
+	size += w->n_te * pdr_packed_size(0);
 	b = sess_mem_get(a, &size);
 	if (b == NULL)
 		return NULL;
@@ -626,6 +637,9 @@ sess_alloc(struct pa_agent *a, const struct pa_work *w)
 	memcpy(s->ust, w->ust, c->n_urr * sizeof(struct pa_urr_st));
 	for (i = 0, p = s->pdr_packed; i < c->n_pdr; i++)
 		p += pdr_pack(p, &c->pdr[i]);
+	for (i = 0; i < w->n_te; i++)
+		p += pdr_pack(p, &w->te[i]);
+	s->n_te = w->n_te;
 	return s;
 }
 
@@ -1868,23 +1882,24 @@ pool_by_id(const struct pa_agent *a, const char *id, unsigned int *ni, unsigned 
  */
 static int
 pdr_set_pool(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pfcp_pdr *src,
-	     struct pfcp_err *e)
+	     uint8_t rt, struct pfcp_err *e)
 {
+	const char *what = rt == PFCP_RULE_PDR ? "PDR" : "Traffic Endpoint";
 	int ni = -1;
 	unsigned int i, k, j, f, set = 0;
 
 	for (i = 0; i < src->n_pool_id; i++) {
 		if (!pool_by_id(a, src->pool_id[i], &k, &j))
-			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_POOL_ID,
-				       PFCP_RULE_PDR, dst->id,
-				       "PDR %u: UE IP address pool \"%s\" is not configured",
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_POOL_ID, rt,
+				       dst->id,
+				       "%s %u: UE IP address pool \"%s\" is not configured", what,
 				       dst->id, src->pool_id[i]);
 		if (ni >= 0 && (unsigned int)ni != k)
-			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_POOL_ID,
-				       PFCP_RULE_PDR, dst->id,
-				       "PDR %u: UE IP address pools \"%s\" and \"%s\" are of two "
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_POOL_ID, rt,
+				       dst->id,
+				       "%s %u: UE IP address pools \"%s\" and \"%s\" are of two "
 				       "network instances",
-				       dst->id, src->pool_id[0], src->pool_id[i]);
+				       what, dst->id, src->pool_id[0], src->pool_id[i]);
 		ni = (int)k;
 		/* The first that has the family (ue_alloc is pool 0 too). */
 		for (f = 0; f < 2; f++)
@@ -1894,11 +1909,10 @@ pdr_set_pool(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pf
 			}
 	}
 	if (src->ni_name[0] != '\0' && dst->ni != ni)
-		return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_POOL_ID, PFCP_RULE_PDR,
-			       dst->id,
-			       "PDR %u: UE IP address pool \"%s\" is network instance \"%s\"'s, "
+		return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_POOL_ID, rt, dst->id,
+			       "%s %u: UE IP address pool \"%s\" is network instance \"%s\"'s, "
 			       "not \"%s\"",
-			       dst->id, src->pool_id[0], a->uc.ni[ni].name, src->ni_name);
+			       what, dst->id, src->pool_id[0], a->uc.ni[ni].name, src->ni_name);
 	dst->ni = (uint8_t)ni;
 	return 0;
 }
@@ -1906,8 +1920,9 @@ pdr_set_pool(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pf
 /* The PDI of src (source interface, F-TEID, UE address, SDF, QFI, network instance) into dst. */
 static int
 pdr_set_pdi(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pfcp_pdr *src,
-	    struct pfcp_err *e)
+	    uint8_t rt, struct pfcp_err *e)
 {
+	const char *what = rt == PFCP_RULE_PDR ? "PDR" : "Traffic Endpoint";
 	const struct upf_pdr_conf *c = &src->c;
 
 	dst->src_iface = c->src_iface;
@@ -1926,16 +1941,17 @@ pdr_set_pdi(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pfc
 	dst->ue_pool[0] = dst->ue_pool[1] = 0;
 	dst->has_qfi = c->has_qfi;
 	dst->qfi = c->qfi;
+	dst->has_te = c->has_te;
+	dst->te_id = c->te_id;
 	dst->n_sdf = c->n_sdf;
 	memcpy(dst->sdf, c->sdf, sizeof(dst->sdf));
 	if (src->ni_name[0] != '\0') {
 		int ni = ni_find(a, src->ni_name);
 
 		if (ni < 0)
-			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_NETWORK_INSTANCE,
-				       PFCP_RULE_PDR, dst->id,
-				       "PDR %u: network instance \"%s\" is not configured", dst->id,
-				       src->ni_name);
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_NETWORK_INSTANCE, rt,
+				       dst->id, "%s %u: network instance \"%s\" is not configured",
+				       what, dst->id, src->ni_name);
 		dst->ni = (uint8_t)ni;
 	} else {
 		dst->ni = ni_of_ue(a, dst);
@@ -1954,18 +1970,18 @@ pdr_set_pdi(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pfc
 		if (j >= 0 && a->uepool[dst->ni][j][1].blen != plen) {
 			char b[INET6_ADDRSTRLEN], kb[80];
 
-			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS,
-				       PFCP_RULE_PDR, dst->id,
-				       "PDR %u: the UE prefix %s/%u overlaps %s of network "
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UE_IP_ADDRESS, rt,
+				       dst->id,
+				       "%s %u: the UE prefix %s/%u overlaps %s of network "
 				       "instance \"%s\", whose /%us CHV6 hands out",
-				       dst->id, ip_str(&dst->ue6, b, sizeof(b)), plen,
+				       what, dst->id, ip_str(&dst->ue6, b, sizeof(b)), plen,
 				       lf_upf_ni_alloc_key(&a->uc.ni[dst->ni], (unsigned int)j, kb,
 							   sizeof(kb)),
 				       a->uc.ni[dst->ni].name, a->uepool[dst->ni][j][1].blen);
 		}
 	}
 	if (src->n_pool_id != 0 && c->ue_choose != 0)
-		return pdr_set_pool(a, dst, src, e);
+		return pdr_set_pool(a, dst, src, rt, e);
 	return 0;
 }
 
@@ -1988,6 +2004,209 @@ far_set_ni(const struct pa_agent *a, struct upf_far_conf *dst, const struct pfcp
 	return 0;
 }
 
+/* ---- Traffic Endpoints (PDI optimisation, PDIU) ------------------------- */
+
+/*
+ * A Traffic Endpoint is the part of a PDI that several PDRs share (the
+ * local F-TEID, the UE address, the network instance, the QFI), created
+ * once and named by ID from each PDR's PDI. The store never sees one:
+ * te_resolve() copies it into every PDR that names it, so the datapath
+ * matches those PDRs as any other, and a changed endpoint reaches the
+ * workers as a changed session. What the UP chooses for an endpoint
+ * (F-TEID, UE address) is chosen through its PDRs and held by them, as a
+ * PDR's own is.
+ */
+
+static int
+te_find(const struct pa_work *w, uint8_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->n_te; i++)
+		if (w->te[i].id == id)
+			return (int)i;
+	return -1;
+}
+
+/* A Create Traffic Endpoint into dst. */
+static int
+te_create(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pfcp_pdr *src,
+	  struct pfcp_err *e)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->id = src->c.te_id;
+	if (pdr_set_pdi(a, dst, src, PFCP_RULE_NONE, e) != 0)
+		return -1;
+	dst->has_te = false;
+	return 0;
+}
+
+/*
+ * An Update Traffic Endpoint: the IEs it carries replace the endpoint's;
+ * the rest stays, what the UP chose included. A new F-TEID CHOOSE or UE
+ * address CHOOSE is chosen again.
+ */
+static int
+te_update(const struct pa_agent *a, struct upf_pdr_conf *d, const struct pfcp_pdr *u,
+	  struct pfcp_err *e)
+{
+	const struct upf_pdr_conf old = *d;
+	struct pfcp_pdr m;
+
+	memset(&m, 0, sizeof(m));
+	m.c = old;
+	if (u->present & PFCP_PDR_FTEID) {
+		m.c.has_fteid = u->c.has_fteid;
+		m.c.teid = u->c.teid;
+		m.c.fteid4 = u->c.fteid4;
+		m.c.fteid6 = u->c.fteid6;
+		m.c.fteid_choose = u->c.fteid_choose;
+		m.c.has_choose_id = u->c.has_choose_id;
+		m.c.choose_id = u->c.choose_id;
+	}
+	if (u->present & PFCP_PDR_UE_IP) {
+		m.c.ue4 = u->c.ue4;
+		m.c.ue6 = u->c.ue6;
+		m.c.ue6_dbits = u->c.ue6_dbits;
+		m.c.ue_choose = u->c.ue_choose;
+		m.n_pool_id = u->n_pool_id;
+		memcpy(m.pool_id, u->pool_id, sizeof(m.pool_id));
+	}
+	if (u->present & PFCP_PDR_QFI) {
+		m.c.has_qfi = u->c.has_qfi;
+		m.c.qfi = u->c.qfi;
+	}
+	/* Without a Network Instance IE a new UE address names its own. */
+	if (u->present & PFCP_PDR_NI)
+		memcpy(m.ni_name, u->ni_name, sizeof(m.ni_name));
+	else if (!(u->present & PFCP_PDR_UE_IP) && old.ni < a->uc.n_ni)
+		snprintf(m.ni_name, sizeof(m.ni_name), "%s", a->uc.ni[old.ni].name);
+	if (pdr_set_pdi(a, d, &m, PFCP_RULE_NONE, e) != 0) {
+		*d = old;
+		return -1;
+	}
+	d->id = old.id;
+	d->has_te = false;
+	if (!(u->present & PFCP_PDR_UE_IP)) {
+		d->ue_chosen = old.ue_chosen;
+		memcpy(d->ue_pool, old.ue_pool, sizeof(d->ue_pool));
+	}
+	return 0;
+}
+
+/*
+ * Every PDR that names a Traffic Endpoint gets its F-TEID, UE address,
+ * network instance and (when the endpoint has one) QFI; one whose F-TEID
+ * is still to be chosen marks the PDR for choose_teids().
+ */
+static int
+te_resolve(struct pa_work *w, struct pfcp_err *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->c.n_pdr; i++) {
+		struct upf_pdr_conf *p = &w->pdr[i];
+		const struct upf_pdr_conf *t;
+		int k;
+
+		if (!p->has_te)
+			continue;
+		k = te_find(w, p->te_id);
+		if (k < 0)
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_TRAFFIC_ENDPOINT_ID,
+				       PFCP_RULE_PDR, p->id,
+				       "PDR %u names Traffic Endpoint %u, which the session does "
+				       "not have",
+				       p->id, p->te_id);
+		t = &w->te[k];
+		p->has_fteid = t->has_fteid;
+		p->teid = t->teid;
+		p->fteid4 = t->fteid4;
+		p->fteid6 = t->fteid6;
+		p->fteid_choose = t->fteid_choose;
+		p->has_choose_id = t->has_choose_id;
+		p->choose_id = t->choose_id;
+		p->ue4 = t->ue4;
+		p->ue6 = t->ue6;
+		p->ue6_dbits = t->ue6_dbits;
+		p->ue_choose = t->ue_choose;
+		p->ue_chosen = t->ue_chosen;
+		memcpy(p->ue_pool, t->ue_pool, sizeof(p->ue_pool));
+		p->ni = t->ni;
+		if (t->has_qfi) {
+			p->has_qfi = true;
+			p->qfi = t->qfi;
+		}
+		/* Its own PDI has no F-TEID (the codec refuses one): no bit was set. */
+		if (t->fteid_choose && t->teid == 0)
+			w->choose |= 1u << i;
+	}
+	return 0;
+}
+
+/*
+ * After the choosing: what was chosen for an endpoint through its first
+ * PDR goes into the endpoint and into a Created Traffic Endpoint. An
+ * endpoint the UP chooses for must be named by a PDR, which holds what
+ * was chosen; one named by none would hold a TEID or address no table
+ * reserves.
+ */
+static int
+te_created(struct pa_work *w, struct pfcp_created_pdr *out, unsigned int *n_out, struct pfcp_err *e)
+{
+	unsigned int k, i;
+
+	for (k = 0; k < w->n_te; k++) {
+		struct upf_pdr_conf *t = &w->te[k];
+		const struct upf_pdr_conf *p = NULL;
+		struct pfcp_created_pdr *o;
+		bool teid_new;
+		uint8_t ue_new;
+
+		for (i = 0; i < w->c.n_pdr && p == NULL; i++)
+			if (w->pdr[i].has_te && w->pdr[i].te_id == t->id)
+				p = &w->pdr[i];
+		if (p == NULL) {
+			if (t->fteid_choose || t->ue_choose != 0)
+				return pa_fail(e, PFCP_CAUSE_RULE_FAILURE,
+					       PFCP_IE_TRAFFIC_ENDPOINT_ID, PFCP_RULE_NONE, 0,
+					       "Traffic Endpoint %u: the UP chooses its F-TEID or UE "
+					       "address, and no PDR names it to hold them",
+					       t->id);
+			continue;
+		}
+		teid_new = t->fteid_choose && t->teid == 0;
+		ue_new = (uint8_t)(t->ue_choose & ~t->ue_chosen);
+		if (!teid_new && ue_new == 0)
+			continue;
+		o = &out[(*n_out)++];
+		memset(o, 0, sizeof(*o));
+		o->te = true;
+		o->pdr_id = t->id;
+		if (teid_new) {
+			t->teid = p->teid;
+			t->fteid4 = p->fteid4;
+			t->fteid6 = p->fteid6;
+			o->teid = t->teid;
+			o->v4 = t->fteid4;
+			o->v6 = t->fteid6;
+		}
+		if (ue_new != 0) {
+			t->ue4 = p->ue4;
+			t->ue6 = p->ue6;
+			t->ue_chosen = p->ue_chosen;
+			t->ni = p->ni;
+			if (ue_new & UPF_UE_CHOOSE4)
+				o->ue4 = t->ue4;
+			if (ue_new & UPF_UE_CHOOSE6) {
+				o->ue6 = t->ue6;
+				o->ue6_dbits = t->ue6_dbits;
+			}
+		}
+	}
+	return 0;
+}
+
 static void
 ust_init(const struct pa_agent *a, struct pa_urr_st *st, uint32_t ntp)
 {
@@ -2004,6 +2223,18 @@ apply_creates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, u
 {
 	unsigned int i;
 
+	for (i = 0; i < m->n_create_te; i++) {
+		const struct pfcp_pdr *t = &m->create_te[i];
+
+		if (te_find(w, t->c.te_id) >= 0 || w->n_te >= PFCP_MAX_TE)
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_CREATE_TRAFFIC_ENDPOINT,
+				       PFCP_RULE_NONE, 0, "Traffic Endpoint %u: %s", t->c.te_id,
+				       w->n_te >= PFCP_MAX_TE ? "too many Traffic Endpoints"
+							      : "id in use");
+		if (te_create(a, &w->te[w->n_te], t, e) != 0)
+			return -1;
+		w->n_te++;
+	}
 	for (i = 0; i < m->n_create_far; i++) {
 		const struct pfcp_far *f = &m->create_far[i];
 
@@ -2051,7 +2282,7 @@ apply_creates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, u
 				       PFCP_RULE_PDR, p->c.id, "PDR %u: %s", p->c.id,
 				       k >= UPF_MAX_PDR ? "too many PDRs" : "id in use");
 		w->pdr[k] = p->c;
-		if (pdr_set_pdi(a, &w->pdr[k], p, e) != 0)
+		if (pdr_set_pdi(a, &w->pdr[k], p, PFCP_RULE_PDR, e) != 0)
 			return -1;
 		if (w->pdr[k].fteid_choose)
 			w->choose |= 1u << k;
@@ -2100,6 +2331,17 @@ apply_removes(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, u
 		REMOVE_AT(w->pdr, w->c.n_pdr, k);
 		w->c.n_pdr--;
 	}
+	/* A PDR still naming a removed endpoint fails te_resolve(). */
+	for (i = 0; i < m->n_remove_te; i++) {
+		k = te_find(w, m->remove_te[i]);
+		if (k < 0)
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_REMOVE_TRAFFIC_ENDPOINT,
+				       PFCP_RULE_NONE, 0,
+				       "Remove Traffic Endpoint %u: no such Traffic Endpoint",
+				       m->remove_te[i]);
+		REMOVE_AT(w->te, w->n_te, k);
+		w->n_te--;
+	}
 	for (i = 0; i < m->n_remove_far; i++) {
 		k = far_find(w, m->remove_far[i]);
 		if (k < 0)
@@ -2147,6 +2389,18 @@ apply_updates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, b
 	unsigned int i;
 	int k;
 
+	for (i = 0; i < m->n_update_te; i++) {
+		const struct pfcp_pdr *t = &m->update_te[i];
+
+		k = te_find(w, t->c.te_id);
+		if (k < 0)
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UPDATE_TRAFFIC_ENDPOINT,
+				       PFCP_RULE_NONE, 0,
+				       "Update Traffic Endpoint %u: no such Traffic Endpoint",
+				       t->c.te_id);
+		if (te_update(a, &w->te[k], t, e) != 0)
+			return -1;
+	}
 	for (i = 0; i < m->n_update_pdr; i++) {
 		const struct pfcp_pdr *p = &m->update_pdr[i];
 		struct upf_pdr_conf *d;
@@ -2160,7 +2414,7 @@ apply_updates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, b
 		if (p->present & PFCP_PDR_PRECEDENCE)
 			d->precedence = p->c.precedence;
 		if (p->present & PFCP_PDR_PDI) {
-			if (pdr_set_pdi(a, d, p, e) != 0)
+			if (pdr_set_pdi(a, d, p, PFCP_RULE_PDR, e) != 0)
 				return -1;
 			if (d->fteid_choose)
 				w->choose |= 1u << k;
@@ -2400,6 +2654,24 @@ validate(const struct pa_agent *a, const struct pa_work *w, struct pfcp_err *e)
 }
 
 /*
+ * The PDR before pdr[i] that chooses the F-TEID of the Traffic Endpoint
+ * pdr[i] names, in this request: they share it. -1 if none.
+ */
+static int
+te_chooser(const struct pa_work *w, unsigned int i)
+{
+	unsigned int k;
+
+	if (!w->pdr[i].has_te)
+		return -1;
+	for (k = 0; k < i; k++)
+		if ((w->choose & (1u << k)) && w->pdr[k].has_te &&
+		    w->pdr[k].te_id == w->pdr[i].te_id)
+			return (int)k;
+	return -1;
+}
+
+/*
  * F-TEID allocation by the UP (CHOOSE): a TEID per PDR, the same one for
  * PDRs of one request with the same CHOOSE ID, with our N3 address of each
  * family the CP asked for. Each goes into a Created PDR.
@@ -2411,6 +2683,7 @@ choose_teids(struct pa_agent *a, struct pa_work *w, struct pfcp_created_pdr *out
 	uint8_t seen_id[UPF_MAX_PDR];
 	uint16_t seen_pdr[UPF_MAX_PDR];
 	unsigned int i, j, n_seen = 0;
+	int k;
 
 	*n_out = 0;
 	for (i = 0; i < w->c.n_pdr; i++) {
@@ -2422,8 +2695,9 @@ choose_teids(struct pa_agent *a, struct pa_work *w, struct pfcp_created_pdr *out
 			continue;
 		for (j = 0; j < n_seen && !(p->has_choose_id && seen_id[j] == p->choose_id); j++)
 			;
-		if (j < n_seen) {
-			const struct upf_pdr_conf *q = &w->pdr[seen_pdr[j]];
+		k = j < n_seen ? seen_pdr[j] : te_chooser(w, i);
+		if (k >= 0) {
+			const struct upf_pdr_conf *q = &w->pdr[k];
 
 			p->teid = q->teid;
 			p->fteid4 = q->fteid4;
@@ -2464,6 +2738,8 @@ choose_teids(struct pa_agent *a, struct pa_work *w, struct pfcp_created_pdr *out
 			}
 		}
 		p->has_fteid = true;
+		if (p->has_te)
+			continue; /* A Created Traffic Endpoint says it (te_created). */
 		o = &out[(*n_out)++];
 		memset(o, 0, sizeof(*o));
 		o->pdr_id = p->id;
@@ -2786,6 +3062,8 @@ choose_ue(struct pa_agent *a, struct pa_work *w, struct pfcp_created_pdr *out, u
 			}
 			p->ue_chosen |= bit;
 		}
+		if (p->has_te)
+			continue; /* A Created Traffic Endpoint says it (te_created). */
 		o = created_of(out, n_out, p->id);
 		if (want & UPF_UE_CHOOSE4)
 			o->ue4 = p->ue4;
@@ -3127,7 +3405,7 @@ on_assoc_release(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_
 static void
 on_sess_est(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *m)
 {
-	struct pfcp_created_pdr created[UPF_MAX_PDR];
+	struct pfcp_created_pdr created[UPF_MAX_PDR + PFCP_MAX_TE];
 	struct upf_ue_key held[PA_UE_HELD_PER_SESS];
 	struct pa_work *w = &a->work;
 	struct pa_sess *s = NULL;
@@ -3168,9 +3446,11 @@ on_sess_est(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 	w->c.qer = w->qer;
 	w->c.urr = w->urr;
 	w->choose = 0;
-	if (apply_creates(a, w, m, ntp_now(), &e) != 0 || validate(a, w, &e) != 0 ||
-	    choose_teids(a, w, created, &n_created, &e) != 0 ||
-	    choose_ue(a, w, created, &n_created, &e) != 0 || ue_held_room(a, w, NULL, 0, &e) != 0)
+	w->n_te = 0;
+	if (apply_creates(a, w, m, ntp_now(), &e) != 0 || te_resolve(w, &e) != 0 ||
+	    validate(a, w, &e) != 0 || choose_teids(a, w, created, &n_created, &e) != 0 ||
+	    choose_ue(a, w, created, &n_created, &e) != 0 ||
+	    te_created(w, created, &n_created, &e) != 0 || ue_held_room(a, w, NULL, 0, &e) != 0)
 		goto reply;
 	s = sess_alloc(a, w);
 	if (s == NULL) {
@@ -3255,7 +3535,7 @@ static void
 on_sess_mod(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *m)
 {
 	struct upf_ue_key held_old[PA_UE_HELD_PER_SESS], held_new[PA_UE_HELD_PER_SESS];
-	struct pfcp_created_pdr created[UPF_MAX_PDR];
+	struct pfcp_created_pdr created[UPF_MAX_PDR + PFCP_MAX_TE];
 	struct pfcp_usage_report rep[PA_MAX_REPORTS];
 	unsigned int n_rep = 0, n_created = 0, n_held_old, i;
 	struct pa_work *w = &a->work;
@@ -3279,9 +3559,10 @@ on_sess_mod(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 	}
 	if (apply_removes(a, w, m, ntp, rep, &n_rep, &e) != 0 ||
 	    apply_updates(a, w, m, &release, &far_updated, &e) != 0 ||
-	    apply_creates(a, w, m, ntp, &e) != 0 || validate(a, w, &e) != 0 ||
-	    choose_teids(a, w, created, &n_created, &e) != 0 ||
+	    apply_creates(a, w, m, ntp, &e) != 0 || te_resolve(w, &e) != 0 ||
+	    validate(a, w, &e) != 0 || choose_teids(a, w, created, &n_created, &e) != 0 ||
 	    choose_ue(a, w, created, &n_created, &e) != 0 ||
+	    te_created(w, created, &n_created, &e) != 0 ||
 	    ue_held_room(a, w, held_old, n_held_old, &e) != 0)
 		goto reply;
 	if ((m->present & PFCP_M_SMREQ_FLAGS) && (m->smreq_flags & PFCP_SMREQ_QAURR)) {
@@ -3902,15 +4183,8 @@ parse_seid(const char *p, uint64_t *out)
 }
 
 static void
-tel_pdr(struct rte_tel_data *d, const struct pa_agent *a, const struct upf_pdr_conf *p)
+tel_pdi(struct rte_tel_data *c, const struct pa_agent *a, const struct upf_pdr_conf *p)
 {
-	struct rte_tel_data *c = tel_dict();
-	char key[32], b[96];
-
-	if (c == NULL)
-		return;
-	rte_tel_data_add_dict_u64(c, "precedence", p->precedence);
-	rte_tel_data_add_dict_string(c, "source_interface", iface_name(p->src_iface));
 	if (p->ni != UPF_NI_NONE && p->ni < a->uc.n_ni)
 		rte_tel_data_add_dict_string(c, "network_instance", a->uc.ni[p->ni].name);
 	if (p->has_fteid) {
@@ -3926,6 +4200,22 @@ tel_pdr(struct rte_tel_data *d, const struct pa_agent *a, const struct upf_pdr_c
 		rte_tel_data_add_dict_u64(c, "ue_ipv6_prefix_len", 64 - p->ue6_dbits);
 	if (p->has_qfi)
 		rte_tel_data_add_dict_u64(c, "qfi", p->qfi);
+}
+
+static void
+tel_pdr(struct rte_tel_data *d, const struct pa_agent *a, const struct upf_pdr_conf *p)
+{
+	struct rte_tel_data *c = tel_dict();
+	char key[32], b[96];
+
+	if (c == NULL)
+		return;
+	rte_tel_data_add_dict_u64(c, "precedence", p->precedence);
+	rte_tel_data_add_dict_string(c, "source_interface", iface_name(p->src_iface));
+	/* Its F-TEID, UE address, instance and QFI below are the endpoint's. */
+	if (p->has_te)
+		rte_tel_data_add_dict_u64(c, "traffic_endpoint", p->te_id);
+	tel_pdi(c, a, p);
 	rte_tel_data_add_dict_u64(c, "sdf_filters", p->n_sdf);
 	rte_tel_data_add_dict_u64(c, "outer_header_removal", p->outer_hdr_removal);
 	if (p->has_far)
@@ -3933,6 +4223,19 @@ tel_pdr(struct rte_tel_data *d, const struct pa_agent *a, const struct upf_pdr_c
 	rte_tel_data_add_dict_string(c, "qers", ids_str(p->qer_id, p->n_qer, b, sizeof(b)));
 	rte_tel_data_add_dict_string(c, "urrs", ids_str(p->urr_id, p->n_urr, b, sizeof(b)));
 	snprintf(key, sizeof(key), "pdr_%u", p->id);
+	rte_tel_data_add_dict_container(d, key, c, 0);
+}
+
+static void
+tel_te(struct rte_tel_data *d, const struct pa_agent *a, const struct upf_pdr_conf *t)
+{
+	struct rte_tel_data *c = tel_dict();
+	char key[32];
+
+	if (c == NULL)
+		return;
+	tel_pdi(c, a, t);
+	snprintf(key, sizeof(key), "traffic_endpoint_%u", t->id);
 	rte_tel_data_add_dict_container(d, key, c, 0);
 }
 
@@ -4061,6 +4364,7 @@ tel_session(const char *cmd __rte_unused, const char *params, struct rte_tel_dat
 	rte_tel_data_add_dict_u64(d, "fars", s->c.n_far);
 	rte_tel_data_add_dict_u64(d, "qers", s->c.n_qer);
 	rte_tel_data_add_dict_u64(d, "urrs", s->c.n_urr);
+	rte_tel_data_add_dict_u64(d, "traffic_endpoints", s->n_te);
 	rte_tel_data_add_dict_u64(d, "held_packets", s->n_held);
 	rte_tel_data_add_dict_u64(d, "dl_data_report_sent", s->dldr_sent);
 	rte_tel_data_add_dict_u64(d, "quota_drop", s->quota_drop);
@@ -4075,6 +4379,8 @@ tel_session(const char *cmd __rte_unused, const char *params, struct rte_tel_dat
 		tel_qer(d, &w->qer[i]);
 	for (i = 0; i < w->c.n_urr; i++)
 		tel_urr(d, a, s->c.up_seid, &w->urr[i], &s->ust[i]);
+	for (i = 0; i < w->n_te; i++)
+		tel_te(d, a, &w->te[i]);
 	pthread_mutex_unlock(&pa_lock);
 	return 0;
 }
@@ -4310,7 +4616,7 @@ pfcp_agent_start(const struct lf_config *cfg, struct upf_store *store, char *err
 	a->started = (uint64_t)time(NULL);
 	a->recovery_ts = ntp_now();
 	a->now_ms = a->scan_last_ms = mono_ms();
-	a->up_features = PFCP_UPF_FTUP;
+	a->up_features = PFCP_UPF_FTUP | PFCP_UPF_PDIU;
 	for (i = 0; i < a->uc.n_ni; i++) {
 		const struct lf_upf_ni_conf *ni = &a->uc.ni[i];
 		unsigned int j, k;

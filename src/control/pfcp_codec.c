@@ -494,20 +494,6 @@ h_unsupported(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n
 	return fail_rule(d, t, "not supported by this UPF");
 }
 
-/*
- * Create / Update / Remove Traffic Endpoint (PDI optimisation, PDIU, not
- * advertised): refused, not skipped as an unknown IE would be, so that an
- * SMF that sends one anyway is not told its endpoint exists.
- */
-static int
-h_traffic_endpoint(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
-{
-	(void)obj, (void)v, (void)n;
-	return fail_rule(d, t,
-			 "Traffic Endpoints (PDI optimisation) are not supported: the PDI "
-			 "carries its F-TEID and UE address");
-}
-
 /* -- PDR (obj: struct pfcp_pdr). -- */
 
 static int
@@ -636,6 +622,7 @@ h_fteid(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 		}
 	}
 	p->c.has_fteid = true;
+	p->present |= PFCP_PDR_FTEID;
 	return 0;
 }
 
@@ -766,6 +753,22 @@ h_pdr_qfi(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 		return fail_rule(d, t, "more than one QFI in a PDI");
 	p->c.has_qfi = true;
 	p->c.qfi = v[0] & 0x3f;
+	p->present |= PFCP_PDR_QFI;
+	return 0;
+}
+
+/* The Traffic Endpoint a PDI names (PDIU), or the ID of one being created or changed. */
+static int
+h_te_id(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
+{
+	struct pfcp_pdr *p = obj;
+
+	(void)n;
+	/* Several in one PDI is MTE (multi-access), not advertised. */
+	if (p->c.has_te)
+		return fail_rule(d, t, "more than one Traffic Endpoint ID in a PDI (MTE)");
+	p->c.has_te = true;
+	p->c.te_id = v[0];
 	return 0;
 }
 
@@ -1036,8 +1039,10 @@ static const struct ie_desc pdi_ies[] = {
 	{ PFCP_IE_SDF_FILTER, 2, IE_MULTI, h_sdf },
 	{ PFCP_IE_QFI, 1, IE_MULTI, h_pdr_qfi },
 	{ PFCP_IE_APPLICATION_ID, 0, 0, h_unsupported },
-	{ PFCP_IE_TRAFFIC_ENDPOINT_ID, 0, 0, h_unsupported },
+	{ PFCP_IE_TRAFFIC_ENDPOINT_ID, 1, IE_MULTI, h_te_id },
 	{ PFCP_IE_ETHERNET_PACKET_FILTER, 0, 0, h_unsupported },
+	{ 153 /* Framed-Route */, 0, 0, h_unsupported },
+	{ 155 /* Framed-IPv6-Route */, 0, 0, h_unsupported },
 };
 static const struct group g_pdi = GROUP("PDI", pdi_ies);
 
@@ -1057,9 +1062,16 @@ h_pdi(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 	memset(&p->c.ue6, 0, sizeof(p->c.ue6));
 	p->c.ue6_dbits = 0;
 	p->c.n_sdf = 0;
+	p->c.has_te = false;
 	p->ni_name[0] = '\0';
 	if (walk(d, &g_pdi, p, v, n) < 0)
 		return -1;
+	/* 7.5.2.2: with a Traffic Endpoint ID these come from the endpoint. */
+	if (p->c.has_te && (p->c.has_fteid || (p->present & (PFCP_PDR_UE_IP | PFCP_PDR_NI))))
+		return fail(d, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_TRAFFIC_ENDPOINT_ID,
+			    "PDR %u: a PDI with a Traffic Endpoint ID carries an F-TEID, UE IP "
+			    "Address or Network Instance of its own",
+			    p->c.id);
 	p->present |= PFCP_PDR_PDI;
 	return 0;
 }
@@ -1591,6 +1603,64 @@ h_remove(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 	return 0;
 }
 
+/*
+ * Create / Update Traffic Endpoint (PDI optimisation, 7.5.2.7 and
+ * 7.5.4.13): the part of a PDI that PDRs share by naming the endpoint's
+ * ID. Decoded into a struct pfcp_pdr with the PDI's own handlers;
+ * Framed-Route and the multi-access IEs are refused as in a PDI.
+ */
+static const struct ie_desc create_te_ies[] = {
+	{ PFCP_IE_TRAFFIC_ENDPOINT_ID, 1, IE_MAND, h_te_id },
+	{ PFCP_IE_F_TEID, 1, 0, h_fteid },
+	{ PFCP_IE_NETWORK_INSTANCE, 1, 0, h_pdr_ni },
+	{ PFCP_IE_UE_IP_ADDRESS, 1, IE_MULTI, h_ue_ip },
+	{ PFCP_IE_QFI, 1, IE_MULTI, h_pdr_qfi },
+	{ PFCP_IE_UE_IP_POOL_ID, 2, IE_MULTI, h_pool_id },
+	{ 153 /* Framed-Route */, 0, 0, h_unsupported },
+	{ 155 /* Framed-IPv6-Route */, 0, 0, h_unsupported },
+};
+static const struct group g_create_te = GROUP("Create Traffic Endpoint", create_te_ies);
+static const struct group g_update_te = GROUP("Update Traffic Endpoint", create_te_ies);
+
+static const struct ie_desc te_id_ies[] = { { PFCP_IE_TRAFFIC_ENDPOINT_ID, 1, IE_MAND, h_te_id } };
+static const struct group g_remove_te = GROUP("Remove Traffic Endpoint", te_id_ies);
+
+static int
+h_te(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
+{
+	struct pfcp_msg *m = obj;
+	const struct group *g;
+	struct pfcp_pdr *p, one;
+	uint8_t *cnt;
+
+	switch (t) {
+	case PFCP_IE_CREATE_TRAFFIC_ENDPOINT:
+		g = &g_create_te, cnt = &m->n_create_te;
+		p = &m->create_te[RTE_MIN(*cnt, PFCP_MAX_TE - 1)];
+		break;
+	case PFCP_IE_UPDATE_TRAFFIC_ENDPOINT:
+		g = &g_update_te, cnt = &m->n_update_te;
+		p = &m->update_te[RTE_MIN(*cnt, PFCP_MAX_TE - 1)];
+		break;
+	default:
+		g = &g_remove_te, cnt = &m->n_remove_te, p = &one;
+		break;
+	}
+	if (*cnt >= PFCP_MAX_TE)
+		return fail(d, PFCP_CAUSE_RULE_FAILURE, t, "more than %u %s in one message",
+			    PFCP_MAX_TE, ie_name(t));
+	memset(p, 0, sizeof(*p));
+	p->c.ni = UPF_NI_NONE;
+	/* No Failed Rule ID names a Traffic Endpoint: the Offending IE does. */
+	rule_leave(d);
+	if (walk(d, g, p, v, n) < 0)
+		return -1;
+	if (t == PFCP_IE_REMOVE_TRAFFIC_ENDPOINT)
+		m->remove_te[*cnt] = p->c.te_id;
+	(*cnt)++;
+	return 0;
+}
+
 /* -- Messages. -- */
 
 static const struct ie_desc heartbeat_ies[] = {
@@ -1640,7 +1710,7 @@ static const struct ie_desc sess_est_ies[] = {
 	{ PFCP_IE_CREATE_QER, 0, IE_MULTI, h_rule },
 	{ PFCP_IE_CREATE_BAR, 0, 0, h_bar },
 	{ PFCP_IE_PDN_TYPE, 1, 0, h_msg_u8 },
-	{ PFCP_IE_CREATE_TRAFFIC_ENDPOINT, 0, IE_MULTI, h_traffic_endpoint },
+	{ PFCP_IE_CREATE_TRAFFIC_ENDPOINT, 0, IE_MULTI, h_te },
 };
 
 static const struct ie_desc sess_mod_ies[] = {
@@ -1662,9 +1732,9 @@ static const struct ie_desc sess_mod_ies[] = {
 	{ PFCP_IE_CREATE_BAR, 0, 0, h_bar },
 	{ PFCP_IE_UPDATE_BAR_SMR, 0, 0, h_bar },
 	{ PFCP_IE_REMOVE_BAR, 0, 0, h_bar },
-	{ PFCP_IE_CREATE_TRAFFIC_ENDPOINT, 0, IE_MULTI, h_traffic_endpoint },
-	{ PFCP_IE_UPDATE_TRAFFIC_ENDPOINT, 0, IE_MULTI, h_traffic_endpoint },
-	{ PFCP_IE_REMOVE_TRAFFIC_ENDPOINT, 0, IE_MULTI, h_traffic_endpoint },
+	{ PFCP_IE_CREATE_TRAFFIC_ENDPOINT, 0, IE_MULTI, h_te },
+	{ PFCP_IE_UPDATE_TRAFFIC_ENDPOINT, 0, IE_MULTI, h_te },
+	{ PFCP_IE_REMOVE_TRAFFIC_ENDPOINT, 0, IE_MULTI, h_te },
 };
 
 static const struct ie_desc sess_report_resp_ies[] = {
@@ -1878,8 +1948,11 @@ ie_name(uint16_t type)
 		{ PFCP_IE_CREATE_TRAFFIC_ENDPOINT, "Create Traffic Endpoint" },
 		{ PFCP_IE_UPDATE_TRAFFIC_ENDPOINT, "Update Traffic Endpoint" },
 		{ PFCP_IE_REMOVE_TRAFFIC_ENDPOINT, "Remove Traffic Endpoint" },
+		{ PFCP_IE_CREATED_TRAFFIC_ENDPOINT, "Created Traffic Endpoint" },
 		{ PFCP_IE_TRAFFIC_ENDPOINT_ID, "Traffic Endpoint ID" },
 		{ PFCP_IE_ETHERNET_PACKET_FILTER, "Ethernet Packet Filter" },
+		{ 153, "Framed-Route" },
+		{ 155, "Framed-IPv6-Route" },
 	};
 	unsigned int i;
 
@@ -2328,9 +2401,14 @@ w_created(struct pfcp_w *w, const struct pfcp_sess_resp *r)
 
 	for (i = 0; i < r->n_created; i++) {
 		const struct pfcp_created_pdr *c = &r->created[i];
-		size_t off = pfcp_w_ie_begin(w, PFCP_IE_CREATED_PDR);
+		size_t off = pfcp_w_ie_begin(w,
+					     c->te ? PFCP_IE_CREATED_TRAFFIC_ENDPOINT
+						   : PFCP_IE_CREATED_PDR);
 
-		pfcp_w_ie_u16(w, PFCP_IE_PDR_ID, c->pdr_id);
+		if (c->te)
+			pfcp_w_ie_u8(w, PFCP_IE_TRAFFIC_ENDPOINT_ID, (uint8_t)c->pdr_id);
+		else
+			pfcp_w_ie_u16(w, PFCP_IE_PDR_ID, c->pdr_id);
 		if (c->teid != 0)
 			pfcp_w_fteid(w, c->teid, &c->v4, &c->v6);
 		if (c->ue4.af != 0 || c->ue6.af != 0)

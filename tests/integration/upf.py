@@ -49,7 +49,7 @@ from scapy.all import ICMP, IP, TCP, UDP, Ether, IPv6, Raw, ICMPv6EchoRequest  #
 from scapy.contrib.gtp import (GTP_U_Header, GTPPDUSessionContainer,  # noqa: E402
                                GTPEchoRequest)
 import upf_smf  # noqa: E402
-from upf_smf import SMF, far, pdr, qer, urr  # noqa: E402
+from upf_smf import SMF, far, pdr, qer, te, urr  # noqa: E402
 
 N3_4, N3_6 = "192.168.3.1", "fd00:3::1"
 GNB_4, GNB_6 = "192.168.3.2", "fd00:3::2"
@@ -541,6 +541,8 @@ class Harness:
         self.caps = []
         # (prefix, IPv6D bits) that Created PDRs carried: tshark must decode them so.
         self.want_ipv6d = []
+        # Traffic Endpoint IDs of Created Traffic Endpoints: tshark must read them.
+        self.want_te = []
         self.warmup()
         # The whole PFCP conversation, for tshark.
         self.pfcp_cap = Capture(None, "lo", self.path("pfcp.pcap"), "udp port %d" % self.port)
@@ -620,7 +622,8 @@ class Harness:
         rows = tshark_rows(self.pfcp_cap.path,
                            ["frame.number", "udp.srcport", "pfcp.msg_type", "_ws.malformed",
                             "_ws.expert.severity", "_ws.expert.message",
-                            "pfcp.ue_ip_addr_ipv6", "pfcp.ue_ip_addr_ipv6_prefix"], extra)
+                            "pfcp.ue_ip_addr_ipv6", "pfcp.ue_ip_addr_ipv6_prefix",
+                            "pfcp.traffic_endpoint_id"], extra)
         ours = [r for r in rows if r["udp.srcport"] == str(self.port)]
         check(ours, "no PFCP message from lanefwd was captured on lo")
         bad = []
@@ -642,6 +645,11 @@ class Harness:
                    str(bits) in r["pfcp.ue_ip_addr_ipv6_prefix"].split(",")]
             check(hit, "tshark finds no Session Establishment Response with UE prefix %s "
                   "and IPv6D %d bits" % (pfx, bits))
+        for tid in self.want_te:
+            hit = [r for r in ours if r["pfcp.msg_type"].split(",")[0] in ("51", "53") and
+                   str(tid) in r["pfcp.traffic_endpoint_id"].split(",")]
+            check(hit, "tshark finds no Session Establishment or Modification Response "
+                  "with Traffic Endpoint ID %d" % tid)
         print("     tshark decoded all %d PFCP messages lanefwd sent, by type: %s" % (
             len(ours), ", ".join("%s x%d" % kv for kv in sorted(types.items()))))
         return types
@@ -984,6 +992,62 @@ def e2e(h):
         check(d["lf.drops"] == 0, "chosen prefix: %d drops" % d["lf.drops"])
     h.step("UE IP Address CHOOSE of a delegated /56 (CHV6, IPv6D) from a pool of /56s, "
            "traffic both ways", choose_delegated)
+
+    def traffic_endpoints():
+        # PDI optimisation (PDIU): endpoint 1 holds the N3 F-TEID and the UE
+        # address, both chosen by lanefwd, and is named by two uplink PDRs,
+        # the one of higher precedence dropping UDP to port 5000; endpoint
+        # 2 (CHV4 again: the session's address) by the downlink PDR. One
+        # Created Traffic Endpoint each, no Created PDR.
+        tes = [te(1, teid="choose", ue="choose"), te(2, ue="choose", sd=1)]
+        pdrs = [pdr(1, 100, "access", far=1, te=1, ohr=True),
+                pdr(2, 50, "access", far=3, te=1, ohr=True,
+                    sdf=["permit out 17 from any 5000 to assigned"]),
+                pdr(3, 100, "core", far=2, te=2)]
+        fars = [far(1, "FORW", "core"), far(2, "FORW", "access", ohc=(0x4201, GNB_4)),
+                far(3, "DROP")]
+        r = smf.establish(43, pdrs=pdrs, fars=fars, tes=tes)
+        check(r.cause == 1, "S43: %r" % r)
+        t1, t2 = r.created_te.get(1, {}), r.created_te.get(2, {})
+        check(not r.created, "S43: Created PDRs for PDRs of endpoints: %r" % r.created)
+        check(t1.get("teid") and t1.get("ue4") and t2.get("ue4") == t1["ue4"] and
+              t2.get("teid") is None,
+              "S43: Created Traffic Endpoints %r (want a TEID and an address for 1, the "
+              "same address alone for 2)" % r.created_te)
+        h.want_te.append(1)
+        ue4 = t1["ue4"]
+        u_ok = ip4(ue4, "198.51.100.72", "udp", 7, 8, 10, ident=760)
+        u_drop = ip4(ue4, "198.51.100.72", "udp", 7, 5000, 10, ident=761)
+        d_ok = ip4("198.51.100.72", ue4, "udp", 8, 7, 10, ident=762)
+
+        def both_ways(teid, tag):
+            a = h.cnt.settle()
+            cg, cd = h.cap_gnb(tag), h.cap_dn(tag)
+            h.gnb.send([net.ul(teid, u_ok, qfi=None), net.ul(teid, u_drop, qfi=None)])
+            h.dn.send([net.dl(d_ok)])
+            b = h.cnt.settle()
+            got_dn, got_gnb = cd.stop(), cg.stop()
+            match_frames(tag + " uplink", got_dn, [net.ul_ref(u_ok)], a, b)
+            match_frames(tag + " downlink", got_gnb, [net.dl_ref(d_ok, 0x4201, None)], a, b)
+            expect_drops(tag + ": PDR 2's DROP", a, b, rx=3, tx=2, lf_drops={"upf": 1},
+                         upf_drops={"far_drop": 1})
+        both_ways(t1["teid"], "te")
+        # A new F-TEID for endpoint 1 moves both its PDRs.
+        m = smf.modify(r.up_seid, update_tes=[te(1, teid="choose", ni=None)])
+        check(m.cause == 1, "S43 Update Traffic Endpoint: %r" % m)
+        n1 = m.created_te.get(1, {})
+        check(n1.get("teid") not in (None, t1["teid"]) and n1.get("ue4") is None,
+              "S43: Created Traffic Endpoint after the update %r (want a new TEID alone)" %
+              m.created_te)
+        both_ways(n1["teid"], "te2")
+        # Removing endpoint 2 while PDR 3 names it: refused, naming the PDR.
+        m = smf.modify(r.up_seid, remove_tes=[2])
+        check(m.cause == 73 and m.offending_ie == 131 and m.failed_rule is not None and
+              m.failed_rule.type == 0 and m.failed_rule.pdr_id == 3,
+              "S43 Remove Traffic Endpoint 2 (PDR 3 names it): %r" % m)
+        smf.delete(r.up_seid)
+    h.step("Traffic Endpoints (PDI optimisation): two uplink PDRs on one chosen F-TEID, "
+           "updated, traffic both ways", traffic_endpoints)
 
     def echo():
         a = h.cnt.settle()
@@ -1897,11 +1961,18 @@ def bad(h):
          (51, {69, 73})),
         ("establishment: DUPL", pfcp_hdr(50, est_body(fars=[far(1, "DUPL")]), seid=0),
          (51, {69, 73, 76})),
-        # Traffic Endpoints (PDIU, not offered) are refused, not skipped as
-        # an unknown IE; scapy's own encoding of the IE.
-        ("establishment with a Create Traffic Endpoint",
-         pfcp_hdr(50, est_body(cp_seid=79) + bytes(upf_smf.P.IE_CreateTrafficEndpoint(
-             IE_list=[upf_smf.P.IE_TrafficEndpointId(id=1)])), seid=0), (51, {73}, 127)),
+        # A PDI naming a Traffic Endpoint the request does not create, and
+        # one with a Framed-Route (routes behind the UE, not implemented):
+        # refused, not skipped as unknown IEs; scapy's own encoding.
+        ("establishment: a PDR naming no Traffic Endpoint",
+         pfcp_hdr(50, est_body(cp_seid=79, pdrs=[pdr(1, 100, "core", far=1, te=4)]), seid=0),
+         (51, {73}, 131)),
+        ("establishment: a Traffic Endpoint with a Framed-Route",
+         pfcp_hdr(50, est_body(cp_seid=79, pdrs=[pdr(1, 100, "core", far=1, te=1)]) +
+                  bytes(upf_smf.P.IE_CreateTrafficEndpoint(IE_list=[
+                      upf_smf.P.IE_TrafficEndpointId(id=1),
+                      upf_smf.P.IE_FramedRoute(framed_route=b"10.9.0.0/16")])), seid=0),
+         (51, {73}, 153)),
         # A prefix delegated to the UE shorter than a /48 (IPv6D 24 bits).
         ("establishment: a delegated /40",
          pfcp_hdr(50, est_body(cp_seid=80, pdrs=[pdr(1, 1, "core", far=1, ue6="fd00:45:1::",

@@ -71,7 +71,8 @@ class PFCPError(Exception):
 # ---------------------------------------------------------------- rules
 
 def pdr(pid, precedence, src, far=None, teid=None, n3="", ue=None, ue6=None, ni="internet",
-        qfi=None, sdf=(), ohr=False, qers=(), urrs=(), choose_id=None, pool=None, ue6_plen=None):
+        qfi=None, sdf=(), ohr=False, qers=(), urrs=(), choose_id=None, pool=None, ue6_plen=None,
+        te=None):
     """A Create PDR description.
 
     src: "access" (uplink) or "core" (downlink). teid: an int (the local
@@ -84,11 +85,21 @@ def pdr(pid, precedence, src, far=None, teid=None, n3="", ue=None, ue6=None, ni=
     (GTP-U/UDP/IPv4; "v6" for GTP-U/UDP/IPv6). pool: a UE IP address Pool
     Identity (29.244 8.2.153) for ue / ue6 "choose". ue6_plen: ue6 is a prefix
     delegated to the UE, of this length (IPv6 Prefix Delegation Bits 64 - it).
+    te: the PDI names this Traffic Endpoint (29.244 7.5.2.2) and carries no
+    F-TEID, Network Instance or UE IP Address of its own.
     """
     return {"id": pid, "precedence": precedence, "src": src, "far": far, "teid": teid,
             "n3": n3, "ue": ue, "ue6": ue6, "ni": ni, "qfi": qfi, "sdf": list(sdf),
             "ohr": ohr, "qers": list(qers), "urrs": list(urrs), "choose_id": choose_id,
-            "pool": pool, "ue6_plen": ue6_plen}
+            "pool": pool, "ue6_plen": ue6_plen, "te": te}
+
+
+def te(tid, teid=None, n3="", ue=None, ue6=None, ni="internet", sd=0):
+    """A Create / Update Traffic Endpoint description (7.5.2.7): the part of
+    a PDI that PDRs share by naming tid. teid, n3, ue, ue6, ni as for pdr();
+    None leaves an IE out (in an Update: unchanged). sd: the UE IP Address's
+    S/D flag."""
+    return {"id": tid, "teid": teid, "n3": n3, "ue": ue, "ue6": ue6, "ni": ni, "sd": sd}
 
 
 def far(fid, action="FORW", dst="core", ni=None, ohc=None):
@@ -148,25 +159,42 @@ def _sdf_ie(f):
     return P.IE_SDF_Filter(**kw)
 
 
-def _pdi(d):
-    ies = [P.IE_SourceInterface(interface=IFACE[d["src"]])]
+def _fteid_ie(d):
     t = d["teid"]
     if t == "choose":
         kw = {"CH": 1, "V4": 1}
-        if d["choose_id"] is not None:
+        if d.get("choose_id") is not None:
             kw.update(CHID=1, choose_id=d["choose_id"])
-        ies.append(P.IE_FTEID(**kw))
-    elif t is not None:
-        if _ip_ver(d["n3"]) == 4:
-            ies.append(P.IE_FTEID(V4=1, TEID=t, ipv4=d["n3"]))
-        else:
-            ies.append(P.IE_FTEID(V6=1, TEID=t, ipv6=d["n3"]))
+        return P.IE_FTEID(**kw)
+    if _ip_ver(d["n3"]) == 4:
+        return P.IE_FTEID(V4=1, TEID=t, ipv4=d["n3"])
+    return P.IE_FTEID(V6=1, TEID=t, ipv6=d["n3"])
+
+
+def _te_ies(d):
+    ies = [P.IE_TrafficEndpointId(id=d["id"])]
+    if d["teid"] is not None:
+        ies.append(_fteid_ie(d))
     if d["ni"]:
         ies.append(P.IE_NetworkInstance(instance=d["ni"].encode()))
     if d["ue"] is not None or d["ue6"] is not None:
-        # S/D: the address is the destination for downlink (core) PDRs.
-        ies.append(_ue_ip_ie(d["ue"], d["ue6"], 1 if d["src"] != "access" else 0,
-                             d.get("ue6_plen")))
+        ies.append(_ue_ip_ie(d["ue"], d["ue6"], d["sd"]))
+    return ies
+
+
+def _pdi(d):
+    ies = [P.IE_SourceInterface(interface=IFACE[d["src"]])]
+    if d.get("te") is not None:
+        ies.append(P.IE_TrafficEndpointId(id=d["te"]))
+    else:
+        if d["teid"] is not None:
+            ies.append(_fteid_ie(d))
+        if d["ni"]:
+            ies.append(P.IE_NetworkInstance(instance=d["ni"].encode()))
+        if d["ue"] is not None or d["ue6"] is not None:
+            # S/D: the address is the destination for downlink (core) PDRs.
+            ies.append(_ue_ip_ie(d["ue"], d["ue6"], 1 if d["src"] != "access" else 0,
+                                 d.get("ue6_plen")))
     for f in d["sdf"]:
         ies.append(_sdf_ie(f))
     if d["qfi"] is not None:
@@ -323,6 +351,7 @@ class Msg:
         self.offending_ie = None
         self.failed_rule = None
         self.created = {}        # PDR id -> {"teid", "ipv4", "ipv6", "ue4", "ue6"}
+        self.created_te = {}     # Traffic Endpoint id -> the same
         self.usage = []          # usage_report() dicts
         self.report_type = set()
         self.dl_data_pdrs = []   # PDR ids of a Downlink Data Report
@@ -338,11 +367,11 @@ class Msg:
                 self.offending_ie = ie.type
             elif isinstance(ie, P.IE_FailedRuleId):
                 self.failed_rule = ie
-            elif isinstance(ie, P.IE_CreatedPDR):
+            elif isinstance(ie, (P.IE_CreatedPDR, P.IE_CreatedTrafficEndpoint)):
                 pid = None
                 ft = {"teid": None, "ipv4": None, "ipv6": None, "ue4": None, "ue6": None}
                 for c in ie.IE_list or []:
-                    if isinstance(c, P.IE_PDR_Id):
+                    if isinstance(c, (P.IE_PDR_Id, P.IE_TrafficEndpointId)):
                         pid = c.id
                     elif isinstance(c, P.IE_FTEID):
                         ft.update(teid=c.TEID, ipv4=c.ipv4 if c.V4 else None,
@@ -358,7 +387,10 @@ class Msg:
                                   ue6=c.ipv6 if c.V6 else None, ue_flags=raw[4],
                                   ue6_dbits=raw[off] if raw[4] & 0x08 and
                                   len(raw) > off else None)
-                self.created[pid] = ft
+                if isinstance(ie, P.IE_CreatedPDR):
+                    self.created[pid] = ft
+                else:
+                    self.created_te[pid] = ft
             elif isinstance(ie, (P.IE_UsageReport_SMR, P.IE_UsageReport_SDR,
                                  P.IE_UsageReport_SRR)):
                 self.usage.append(usage_report(ie))
@@ -522,24 +554,30 @@ class SMF:
                             ASSOC_RELEASE_RSP)
 
     # -- session messages
-    def establishment_ies(self, cp_seid, pdrs, fars, qers=(), urrs=()):
+    def establishment_ies(self, cp_seid, pdrs, fars, qers=(), urrs=(), tes=()):
         ies = [self._node_id(), self._fseid(cp_seid)]
+        ies += [P.IE_CreateTrafficEndpoint(IE_list=_te_ies(d)) for d in tes]
         ies += [P.IE_CreatePDR(IE_list=_pdr_ies(d)) for d in pdrs]
         ies += [P.IE_CreateFAR(IE_list=_far_ies(d)) for d in fars]
         ies += [P.IE_CreateURR(IE_list=_urr_ies(d)) for d in urrs]
         ies += [P.IE_CreateQER(IE_list=_qer_ies(d)) for d in qers]
         return ies
 
-    def establish(self, cp_seid, pdrs, fars, qers=(), urrs=(), timeout=None):
+    def establish(self, cp_seid, pdrs, fars, qers=(), urrs=(), timeout=None, tes=()):
         return self.request(P.PFCPSessionEstablishmentRequest,
-                            self.establishment_ies(cp_seid, pdrs, fars, qers, urrs),
+                            self.establishment_ies(cp_seid, pdrs, fars, qers, urrs, tes),
                             SESS_EST_RSP, seid=0, timeout=timeout)
 
     @staticmethod
     def modification_ies(create_pdrs=(), create_fars=(), create_qers=(), create_urrs=(),
                          update_pdrs=(), update_fars=(), update_qers=(), remove_pdrs=(),
-                         remove_fars=(), remove_qers=(), remove_urrs=(), query_urrs=()):
+                         remove_fars=(), remove_qers=(), remove_urrs=(), query_urrs=(),
+                         create_tes=(), update_tes=(), remove_tes=()):
         ies = [P.IE_RemovePDR(IE_list=[P.IE_PDR_Id(id=i)]) for i in remove_pdrs]
+        ies += [P.IE_RemoveTrafficEndpoint(IE_list=[P.IE_TrafficEndpointId(id=i)])
+                for i in remove_tes]
+        ies += [P.IE_CreateTrafficEndpoint(IE_list=_te_ies(d)) for d in create_tes]
+        ies += [P.IE_UpdateTrafficEndpoint(IE_list=_te_ies(d)) for d in update_tes]
         ies += [P.IE_RemoveFAR(IE_list=[P.IE_FAR_Id(id=i)]) for i in remove_fars]
         ies += [P.IE_RemoveURR(IE_list=[P.IE_URR_Id(id=i)]) for i in remove_urrs]
         ies += [P.IE_RemoveQER(IE_list=[P.IE_QER_Id(id=i)]) for i in remove_qers]

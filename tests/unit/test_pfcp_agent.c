@@ -265,6 +265,7 @@ struct pdr_spec {
 	uint8_t dbits; /* with IPv6 Prefix Delegation Bits (IPv6D) if not 0. */
 	uint32_t far;
 	uint32_t urr;
+	uint8_t te; /* The PDI names Traffic Endpoint te (and has no F-TEID, NI, UE address); 0: none. */
 };
 
 /* With CHV6: an IPv6 Prefix Length (IP6PL) field of this value (0: none). */
@@ -279,7 +280,9 @@ w_create_pdr(const struct pdr_spec *p)
 	pfcp_w_ie_u32(&w, PFCP_IE_PRECEDENCE, p->prec);
 	pdi = pfcp_w_ie_begin(&w, PFCP_IE_PDI);
 	pfcp_w_ie_u8(&w, PFCP_IE_SOURCE_INTERFACE, p->src);
-	if (p->choose) {
+	if (p->te != 0) {
+		pfcp_w_ie_u8(&w, PFCP_IE_TRAFFIC_ENDPOINT_ID, p->te);
+	} else if (p->choose) {
 		o = pfcp_w_ie_begin(&w, PFCP_IE_F_TEID);
 		pfcp_w_raw8(&w, (uint8_t)(0x05 | (p->chid >= 0 ? 0x08 : 0)));
 		if (p->chid >= 0)
@@ -292,9 +295,9 @@ w_create_pdr(const struct pdr_spec *p)
 		pfcp_w_raw32(&w, N3_V4);
 		pfcp_w_ie_end(&w, o);
 	}
-	if (p->ni != NULL)
+	if (p->ni != NULL && p->te == 0)
 		pfcp_w_ie_bytes(&w, PFCP_IE_NETWORK_INSTANCE, p->ni, strlen(p->ni));
-	if (p->ue4 != 0 || p->ue_ch != 0 || p->ue6 != NULL) {
+	if (p->te == 0 && (p->ue4 != 0 || p->ue_ch != 0 || p->ue6 != NULL)) {
 		o = pfcp_w_ie_begin(&w, PFCP_IE_UE_IP_ADDRESS);
 		const bool pl = w_ip6pl != 0 && (p->ue_ch & 0x20);
 		uint8_t a6[16];
@@ -430,6 +433,8 @@ w_id_group(uint16_t group, uint16_t id_type, uint32_t id)
 
 	if (id_type == PFCP_IE_PDR_ID)
 		pfcp_w_ie_u16(&w, id_type, (uint16_t)id);
+	else if (id_type == PFCP_IE_TRAFFIC_ENDPOINT_ID)
+		pfcp_w_ie_u8(&w, id_type, (uint8_t)id);
 	else
 		pfcp_w_ie_u32(&w, id_type, id);
 	pfcp_w_ie_end(&w, g);
@@ -906,6 +911,7 @@ test_association(void **state)
 	assert_int_equal(t.v[0], PFCP_NODE_ID_FQDN);
 	assert_true(msg_ie(PFCP_IE_UP_FUNCTION_FEATURES, 0, &t));
 	assert_true(t.v[0] & PFCP_UPF_FTUP);
+	assert_true(t.v[1] & (PFCP_UPF_PDIU >> 8));
 	/* UEIP (octet 7 bit 3): "internet" has a ue_alloc. */
 	assert_true(t.len >= 3);
 	assert_int_equal(t.v[2] & 0x04, 0x04);
@@ -1148,6 +1154,249 @@ test_establish_choose(void **state)
 		tel_has("/lanefwd/upf", "\"duplicates_answered\":1");
 	}
 	delete (up);
+}
+
+/*
+ * A Create / Update Traffic Endpoint id: F-TEID CHOOSE (V4) with teid 0,
+ * else that TEID at N3_V4 (UINT32_MAX: no F-TEID), network instance ni,
+ * UE IPv4 ue4, else UE IP Address flags ue_ch (CHV4 0x10), neither: none.
+ */
+static void
+w_te(uint16_t type, uint8_t id, uint32_t teid, const char *ni, uint32_t ue4, uint8_t ue_ch)
+{
+	size_t g = pfcp_w_ie_begin(&w, type), o;
+
+	pfcp_w_ie_u8(&w, PFCP_IE_TRAFFIC_ENDPOINT_ID, id);
+	if (teid != UINT32_MAX) {
+		o = pfcp_w_ie_begin(&w, PFCP_IE_F_TEID);
+		pfcp_w_raw8(&w, teid == 0 ? 0x05 : 0x01);
+		if (teid != 0) {
+			pfcp_w_raw32(&w, teid);
+			pfcp_w_raw32(&w, N3_V4);
+		}
+		pfcp_w_ie_end(&w, o);
+	}
+	if (ni != NULL)
+		pfcp_w_ie_bytes(&w, PFCP_IE_NETWORK_INSTANCE, ni, strlen(ni));
+	if (ue4 != 0 || ue_ch != 0) {
+		o = pfcp_w_ie_begin(&w, PFCP_IE_UE_IP_ADDRESS);
+		pfcp_w_raw8(&w, ue4 != 0 ? 0x02 : ue_ch);
+		if (ue4 != 0)
+			pfcp_w_raw32(&w, ue4);
+		pfcp_w_ie_end(&w, o);
+	}
+	pfcp_w_ie_end(&w, g);
+}
+
+/*
+ * The Created Traffic Endpoint id in rb: whether there is one, and its
+ * F-TEID's TEID (at N3_V4) and UE IPv4 address, 0 where it has none.
+ */
+static bool
+created_te(uint8_t id, uint32_t *teid, uint32_t *ue4)
+{
+	struct tlv c, t;
+	unsigned int i;
+
+	for (i = 0; msg_ie(PFCP_IE_CREATED_TRAFFIC_ENDPOINT, i, &c); i++) {
+		assert_true(ie_find(c.v, c.len, PFCP_IE_TRAFFIC_ENDPOINT_ID, 0, &t));
+		assert_int_equal(t.len, 1);
+		if (t.v[0] != id)
+			continue;
+		*teid = *ue4 = 0;
+		if (ie_find(c.v, c.len, PFCP_IE_F_TEID, 0, &t)) {
+			assert_int_equal(t.v[0], 0x01);
+			*teid = (uint32_t)be(t.v + 1, 4);
+			assert_int_equal(be(t.v + 5, 4), N3_V4);
+		}
+		if (ie_find(c.v, c.len, PFCP_IE_UE_IP_ADDRESS, 0, &t)) {
+			assert_int_equal(t.v[0], 0x02);
+			*ue4 = (uint32_t)be(t.v + 1, 4);
+		}
+		return true;
+	}
+	return false;
+}
+
+/* A Session Modification Request's answer: cause, and the Offending IE where refused. */
+static void
+mod_answer(unsigned int cause, uint16_t ie)
+{
+	struct tlv t;
+
+	end_send();
+	recv_type(PFCP_SESS_MOD_RESP, 2000);
+	assert_cause(cause);
+	if (ie != 0) {
+		assert_true(msg_ie(PFCP_IE_OFFENDING_IE, 0, &t));
+		assert_int_equal(be(t.v, 2), ie);
+	}
+}
+
+/*
+ * Traffic Endpoints (PDI optimisation, PDIU advertised): PDRs that name an
+ * endpoint match on its F-TEID, UE address and network instance. What
+ * the UP chooses for it is chosen once, shared by its PDRs, and sent in a
+ * Created Traffic Endpoint (no Created PDR); a second endpoint with CHV4
+ * in the same instance gets the session's address. An Update Traffic
+ * Endpoint moves every PDR that names it; removing one a PDR still names,
+ * updating or removing one the session lacks, creating one twice, and
+ * leaving one the UP chose for without a PDR are Cause 73, with nothing
+ * applied.
+ */
+static void
+test_traffic_endpoint(void **state)
+{
+	struct pdr_spec p1 = { .id = 1, .prec = 10, .src = UPF_IF_ACCESS, .far = 1, .te = 1 };
+	struct pdr_spec p2 = p1, p3 = p1, p4 = p1;
+	struct upf_store_counts before = counts();
+	const uint32_t teids = upf_teid_count(&st->teid);
+	uint32_t teid1, teid2, ue1, ue2, x;
+	char cmd[64];
+	struct tlv t;
+	uint64_t up;
+
+	(void)state;
+	p2.id = 2;
+	p2.prec = 20;
+	p3.id = 3;
+	p3.src = UPF_IF_CORE;
+	p3.far = 2;
+	p3.te = 2;
+	p4.id = 4;
+	p4.prec = 30;
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(901);
+	w_te(PFCP_IE_CREATE_TRAFFIC_ENDPOINT, 1, 0, "internet", 0, 0x10);
+	w_te(PFCP_IE_CREATE_TRAFFIC_ENDPOINT, 2, UINT32_MAX, "internet", 0, 0x10);
+	w_create_pdr(&p1);
+	w_create_pdr(&p2);
+	w_create_pdr(&p3);
+	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+	w_create_far(2, UPF_FAR_FORW, UPF_IF_ACCESS, 0x5901);
+	end_send();
+	up = est_ok(901);
+	assert_false(msg_ie(PFCP_IE_CREATED_PDR, 0, &t));
+	assert_true(created_te(1, &teid1, &ue1));
+	assert_true(created_te(2, &x, &ue2));
+	assert_int_not_equal(teid1, 0);
+	assert_true(upf_teid_is_direct(teid1));
+	assert_int_equal(x, 0);
+	assert_true(ue1 >= UE_ALLOC + 1 && ue1 <= UE_ALLOC + 6);
+	assert_int_equal(ue2, ue1);
+	assert_int_equal(dp_of_teid(teid1)->up_seid, up);
+	assert_int_equal(dp_of_ue(ue1)->up_seid, up);
+	/* PDRs 1 and 2 share it: the session holds one TEID. */
+	assert_int_equal(upf_teid_count(&st->teid), teids + 1);
+	snprintf(cmd, sizeof(cmd), "/lanefwd/upf/session,%" PRIu64, up);
+	tel_has(cmd, "\"traffic_endpoints\":2");
+	tel_has(cmd, "\"traffic_endpoint\":2");
+	tel_has(cmd, "\"traffic_endpoint_1\":{\"network_instance\":\"internet\",\"teid\":");
+
+	/* A new F-TEID for endpoint 1: both its PDRs move, and PDR 4 joins them. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_te(PFCP_IE_UPDATE_TRAFFIC_ENDPOINT, 1, 0, NULL, 0, 0);
+	w_create_pdr(&p4);
+	mod_answer(PFCP_CAUSE_ACCEPTED, 0);
+	assert_false(msg_ie(PFCP_IE_CREATED_PDR, 0, &t));
+	assert_true(created_te(1, &teid2, &x));
+	assert_int_equal(x, 0); /* The UE address stays the one chosen. */
+	assert_false(created_te(2, &x, &x));
+	assert_int_not_equal(teid2, teid1);
+	assert_int_equal(dp_of_teid(teid2)->up_seid, up);
+	/* No PDR kept the old one. */
+	assert_null(upf_teid_find(&st->teid, teid1));
+	assert_int_equal(upf_teid_count(&st->teid), teids + 1);
+	assert_int_equal(dp_of_ue(ue1)->up_seid, up);
+	tel_has(cmd, "\"pdrs\":4");
+
+	/* Refused, and nothing changes: endpoint 2 still named by PDR 3... */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_id_group(PFCP_IE_REMOVE_TRAFFIC_ENDPOINT, PFCP_IE_TRAFFIC_ENDPOINT_ID, 2);
+	mod_answer(PFCP_CAUSE_RULE_FAILURE, PFCP_IE_TRAFFIC_ENDPOINT_ID);
+	assert_true(msg_ie(PFCP_IE_FAILED_RULE_ID, 0, &t));
+	assert_int_equal(t.v[0] & 0x0f, PFCP_RULE_PDR);
+	assert_int_equal(be(t.v + 1, 2), 3);
+	/* ...an endpoint the session lacks, updated or removed; one created twice... */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_te(PFCP_IE_UPDATE_TRAFFIC_ENDPOINT, 5, 0, NULL, 0, 0);
+	mod_answer(PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UPDATE_TRAFFIC_ENDPOINT);
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_id_group(PFCP_IE_REMOVE_TRAFFIC_ENDPOINT, PFCP_IE_TRAFFIC_ENDPOINT_ID, 5);
+	mod_answer(PFCP_CAUSE_RULE_FAILURE, PFCP_IE_REMOVE_TRAFFIC_ENDPOINT);
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_te(PFCP_IE_CREATE_TRAFFIC_ENDPOINT, 1, 0, NULL, 0, 0);
+	mod_answer(PFCP_CAUSE_RULE_FAILURE, PFCP_IE_CREATE_TRAFFIC_ENDPOINT);
+	/* ...and endpoint 1, whose F-TEID the UP chose, left without a PDR. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_id_group(PFCP_IE_REMOVE_PDR, PFCP_IE_PDR_ID, 1);
+	w_id_group(PFCP_IE_REMOVE_PDR, PFCP_IE_PDR_ID, 2);
+	w_id_group(PFCP_IE_REMOVE_PDR, PFCP_IE_PDR_ID, 4);
+	mod_answer(PFCP_CAUSE_RULE_FAILURE, PFCP_IE_TRAFFIC_ENDPOINT_ID);
+	assert_int_equal(dp_of_teid(teid2)->up_seid, up);
+	assert_int_equal(dp_of_ue(ue1)->up_seid, up);
+	tel_has(cmd, "\"pdrs\":4");
+
+	/* PDR 3 and its endpoint go together: the downlink no longer finds the UE. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_id_group(PFCP_IE_REMOVE_PDR, PFCP_IE_PDR_ID, 3);
+	w_id_group(PFCP_IE_REMOVE_TRAFFIC_ENDPOINT, PFCP_IE_TRAFFIC_ENDPOINT_ID, 2);
+	mod_answer(PFCP_CAUSE_ACCEPTED, 0);
+	assert_false(ue_in_table(ue1));
+	assert_int_equal(dp_of_teid(teid2)->up_seid, up);
+	tel_has(cmd, "\"traffic_endpoints\":1");
+	delete (up);
+	assert_null(upf_teid_find(&st->teid, teid2));
+
+	/* Given, not chosen: the CP's TEID and UE address. */
+	p3.te = 1;
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(902);
+	w_te(PFCP_IE_CREATE_TRAFFIC_ENDPOINT, 1, 0x7707, NULL, UE_POOL + 77, 0);
+	w_create_pdr(&p1);
+	w_create_pdr(&p3);
+	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+	w_create_far(2, UPF_FAR_FORW, UPF_IF_ACCESS, 0x5902);
+	end_send();
+	up = est_ok(902);
+	assert_false(msg_ie(PFCP_IE_CREATED_TRAFFIC_ENDPOINT, 0, &t));
+	assert_false(msg_ie(PFCP_IE_CREATED_PDR, 0, &t));
+	assert_int_equal(dp_of_teid(0x7707)->up_seid, up);
+	assert_int_equal(dp_of_ue(UE_POOL + 77)->up_seid, up);
+	/* The instance came from the UE address, as a PDI's does. */
+	snprintf(cmd, sizeof(cmd), "/lanefwd/upf/session,%" PRIu64, up);
+	tel_has(cmd, "\"traffic_endpoint_1\":{\"network_instance\":\"internet\"");
+	delete (up);
+
+	/* A PDR naming an endpoint the session does not have. */
+	p1.te = 9;
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(903);
+	w_create_pdr(&p1);
+	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+	end_send();
+	refused_on_rule(PFCP_IE_TRAFFIC_ENDPOINT_ID);
+	/* An endpoint with F-TEID CHOOSE that no PDR names: what would hold its TEID? */
+	p1.te = 0;
+	p1.choose = true;
+	p1.chid = -1;
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(904);
+	w_te(PFCP_IE_CREATE_TRAFFIC_ENDPOINT, 3, 0, NULL, 0, 0);
+	w_create_pdr(&p1);
+	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+	end_send();
+	recv_type(PFCP_SESS_EST_RESP, 2000);
+	assert_cause(PFCP_CAUSE_RULE_FAILURE);
+	assert_true(msg_ie(PFCP_IE_OFFENDING_IE, 0, &t));
+	assert_int_equal(be(t.v, 2), PFCP_IE_TRAFFIC_ENDPOINT_ID);
+	assert_false(msg_ie(PFCP_IE_F_SEID, 0, &t));
+	assert_int_equal(counts().sessions, before.sessions);
+	assert_int_equal(counts().pdrs, before.pdrs);
 }
 
 /*
@@ -2632,6 +2881,8 @@ main(void)
 		cmocka_unit_test(test_release),
 		cmocka_unit_test(test_telemetry_params),
 		cmocka_unit_test(test_establish_rate),
+		/* Last: its CHV4 moves the /29's cursor, which tests above count on. */
+		cmocka_unit_test(test_traffic_endpoint),
 	};
 	const struct CMUnitTest hb_tests[] = {
 		cmocka_unit_test(test_heartbeat_to_peer),

@@ -1099,46 +1099,175 @@ est_with_pools(const char *const *v, const size_t *len, unsigned int n)
 	return est_end(&w);
 }
 
+/* A Create / Update Traffic Endpoint: id, F-TEID CHOOSE (V4) or TEID teid, NI, UE CHV4 or ue4. */
+static void
+w_te(struct pfcp_w *w, uint16_t type, uint8_t id, uint32_t teid, const char *ni, uint32_t ue4)
+{
+	size_t o = pfcp_w_ie_begin(w, type), f;
+
+	pfcp_w_ie_u8(w, PFCP_IE_TRAFFIC_ENDPOINT_ID, id);
+	f = pfcp_w_ie_begin(w, PFCP_IE_F_TEID);
+	if (teid == 0) {
+		pfcp_w_raw8(w, 0x05);
+	} else {
+		pfcp_w_raw8(w, 0x01);
+		pfcp_w_raw32(w, teid);
+		pfcp_w_raw32(w, ntohl(ip4("192.0.2.1")));
+	}
+	pfcp_w_ie_end(w, f);
+	if (ni != NULL)
+		pfcp_w_ie_bytes(w, PFCP_IE_NETWORK_INSTANCE, ni, strlen(ni));
+	f = pfcp_w_ie_begin(w, PFCP_IE_UE_IP_ADDRESS);
+	pfcp_w_raw8(w, ue4 == 0 ? 0x10 : 0x02);
+	if (ue4 != 0)
+		pfcp_w_raw32(w, ue4);
+	pfcp_w_ie_end(w, f);
+	pfcp_w_ie_u8(w, PFCP_IE_QFI, 9);
+	pfcp_w_ie_end(w, o);
+}
+
+/* A Create PDR whose PDI names Traffic Endpoint te, with extra IE (type, v, n) in the PDI. */
+static void
+w_pdr_te(struct pfcp_w *w, uint16_t id, uint8_t te, uint16_t type, const void *v, size_t n)
+{
+	size_t o, pdi;
+
+	o = pdr_begin(w, id, &pdi);
+	pfcp_w_ie_u8(w, PFCP_IE_TRAFFIC_ENDPOINT_ID, te);
+	if (type != 0)
+		pfcp_w_ie_bytes(w, type, v, n);
+	pdr_end(w, o, pdi);
+}
+
 /*
- * Traffic Endpoints (PDI optimisation, not advertised): Create in an
- * establishment, Create / Update / Remove in a modification, and a PDI
- * naming one, each Cause 73 with the IE as the offending one, never
- * skipped as unknown IEs are.
+ * Traffic Endpoints (PDI optimisation, PDIU): Create in an establishment,
+ * Create / Update / Remove in a modification, a PDI naming one. A PDI
+ * with a Traffic Endpoint ID and an F-TEID, UE IP Address or Network
+ * Instance of its own is Cause 69 (7.5.2.2: they shall not be present);
+ * two IDs in one PDI (MTE), more than PFCP_MAX_TE endpoints in a message
+ * and a Framed-Route (in an endpoint or a PDI) are Cause 73; an endpoint
+ * without its ID is 66.
  */
 static void
 test_traffic_endpoint(void **state)
 {
-	static const uint16_t mod_types[] = { PFCP_IE_CREATE_TRAFFIC_ENDPOINT,
-					      PFCP_IE_UPDATE_TRAFFIC_ENDPOINT,
-					      PFCP_IE_REMOVE_TRAFFIC_ENDPOINT };
+	static const uint8_t fteid[] = { 0x01, 0, 0, 0, 9, 192, 0, 2, 1 };
 	struct pfcp_w w;
-	size_t o, pdi;
+	size_t o;
 	unsigned int i;
 	int n;
 
 	(void)state;
 	est_begin(&w);
+	w_te(&w, PFCP_IE_CREATE_TRAFFIC_ENDPOINT, 7, 0, "internet", 0);
+	w_te(&w, PFCP_IE_CREATE_TRAFFIC_ENDPOINT, 8, 0x1234, NULL, ntohl(ip4("10.45.0.9")));
+	w_pdr_te(&w, 1, 7, 0, NULL, 0);
+	w_pdr_te(&w, 2, 8, PFCP_IE_QFI, "\x05", 1);
+	far_drop(&w, 1);
+	n = est_end(&w);
+	assert_int_equal(dec(buf, (size_t)n), PFCP_DEC_OK);
+	assert_int_equal(msg.n_create_te, 2);
+	assert_int_equal(msg.create_te[0].c.te_id, 7);
+	assert_true(msg.create_te[0].c.fteid_choose);
+	assert_int_equal(msg.create_te[0].c.fteid4.af, 4);
+	assert_string_equal(msg.create_te[0].ni_name, "internet");
+	assert_int_equal(msg.create_te[0].c.ue_choose, UPF_UE_CHOOSE4);
+	assert_true(msg.create_te[0].c.has_qfi);
+	assert_int_equal(msg.create_te[0].c.qfi, 9);
+	assert_int_equal(msg.create_te[0].present &
+				 (PFCP_PDR_FTEID | PFCP_PDR_NI | PFCP_PDR_UE_IP | PFCP_PDR_QFI),
+			 PFCP_PDR_FTEID | PFCP_PDR_NI | PFCP_PDR_UE_IP | PFCP_PDR_QFI);
+	assert_int_equal(msg.create_te[1].c.te_id, 8);
+	assert_false(msg.create_te[1].c.fteid_choose);
+	assert_int_equal(msg.create_te[1].c.teid, 0x1234);
+	assert_ip(&msg.create_te[1].c.fteid4, "192.0.2.1");
+	assert_ip(&msg.create_te[1].c.ue4, "10.45.0.9");
+	assert_int_equal(msg.create_te[1].present & PFCP_PDR_NI, 0);
+	assert_true(msg.create_pdr[0].c.has_te);
+	assert_int_equal(msg.create_pdr[0].c.te_id, 7);
+	assert_false(msg.create_pdr[0].c.has_fteid);
+	assert_int_equal(msg.create_pdr[1].c.te_id, 8);
+	assert_int_equal(msg.create_pdr[1].c.qfi, 5); /* A QFI of its own may stay (7.5.2.2). */
+
+	/* A modification: Remove, Update, Create, and an Update PDR naming one. */
+	pfcp_w_init(&w, buf, sizeof(buf));
+	pfcp_w_hdr_begin(&w, PFCP_SESS_MOD_REQ, true, 1, 1);
+	o = pfcp_w_ie_begin(&w, PFCP_IE_REMOVE_TRAFFIC_ENDPOINT);
+	pfcp_w_ie_u8(&w, PFCP_IE_TRAFFIC_ENDPOINT_ID, 8);
+	pfcp_w_ie_end(&w, o);
+	o = pfcp_w_ie_begin(&w, PFCP_IE_UPDATE_TRAFFIC_ENDPOINT);
+	pfcp_w_ie_u8(&w, PFCP_IE_TRAFFIC_ENDPOINT_ID, 7);
+	pfcp_w_ie_bytes(&w, PFCP_IE_NETWORK_INSTANCE, "ims", 3);
+	pfcp_w_ie_end(&w, o);
+	w_te(&w, PFCP_IE_CREATE_TRAFFIC_ENDPOINT, 9, 0, NULL, 0);
+	n = pfcp_w_hdr_end(&w);
+	assert_int_equal(dec(buf, (size_t)n), PFCP_DEC_OK);
+	assert_int_equal(msg.n_remove_te, 1);
+	assert_int_equal(msg.remove_te[0], 8);
+	assert_int_equal(msg.n_update_te, 1);
+	assert_int_equal(msg.update_te[0].c.te_id, 7);
+	/* Only what it carries is marked: the agent keeps the rest. */
+	assert_int_equal(msg.update_te[0].present, PFCP_PDR_NI);
+	assert_string_equal(msg.update_te[0].ni_name, "ims");
+	assert_int_equal(msg.n_create_te, 1);
+	assert_int_equal(msg.create_te[0].c.te_id, 9);
+
+	/* The PDI's own F-TEID, UE IP Address or Network Instance beside an endpoint: 69. */
+	est_begin(&w);
+	w_pdr_te(&w, 1, 7, PFCP_IE_F_TEID, fteid, sizeof(fteid));
+	far_drop(&w, 1);
+	n = est_end(&w);
+	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_TRAFFIC_ENDPOINT_ID);
+	est_begin(&w);
+	w_pdr_te(&w, 1, 7, PFCP_IE_UE_IP_ADDRESS, "\x06\x0a\x2d\x00\x09", 5);
+	far_drop(&w, 1);
+	n = est_end(&w);
+	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_TRAFFIC_ENDPOINT_ID);
+	est_begin(&w);
+	w_pdr_te(&w, 1, 7, PFCP_IE_NETWORK_INSTANCE, "ims", 3);
+	far_drop(&w, 1);
+	n = est_end(&w);
+	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_TRAFFIC_ENDPOINT_ID);
+	/* Two endpoints in one PDI: multi-access (MTE), not advertised. */
+	est_begin(&w);
+	w_pdr_te(&w, 1, 7, PFCP_IE_TRAFFIC_ENDPOINT_ID, "\x08", 1);
+	far_drop(&w, 1);
+	n = est_end(&w);
+	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_TRAFFIC_ENDPOINT_ID);
+	assert_int_equal(err.rule_type, PFCP_RULE_PDR);
+	assert_int_equal(err.rule_id, 1);
+	/* A Framed-Route in an endpoint: 73, no Failed Rule ID (none names an endpoint). */
+	est_begin(&w);
 	o = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_TRAFFIC_ENDPOINT);
 	pfcp_w_ie_u8(&w, PFCP_IE_TRAFFIC_ENDPOINT_ID, 1);
+	pfcp_w_ie_bytes(&w, 153, "10.9.0.0/16", 11);
 	pfcp_w_ie_end(&w, o);
-	o = pdr_begin(&w, 1, &pdi);
-	pdr_end(&w, o, pdi);
+	w_pdr_te(&w, 1, 1, 0, NULL, 0);
+	far_drop(&w, 1);
+	n = est_end(&w);
+	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, 153);
+	assert_int_equal(err.rule_type, PFCP_RULE_NONE);
+	/* In a PDI as well: routes behind the UE are not matched, so not skipped either. */
+	n = est_with_pdi_ie(155, "2001:db8:9::/48", 15);
+	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, 155);
+	assert_int_equal(err.rule_type, PFCP_RULE_PDR);
+	/* Without its ID: 66 naming the ID. */
+	est_begin(&w);
+	o = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_TRAFFIC_ENDPOINT);
+	pfcp_w_ie_bytes(&w, PFCP_IE_NETWORK_INSTANCE, "ims", 3);
+	pfcp_w_ie_end(&w, o);
+	w_pdr_te(&w, 1, 1, 0, NULL, 0);
+	far_drop(&w, 1);
+	n = est_end(&w);
+	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_MISSING, PFCP_IE_TRAFFIC_ENDPOINT_ID);
+	/* One more than PFCP_MAX_TE: 73 naming Create Traffic Endpoint. */
+	est_begin(&w);
+	for (i = 0; i <= PFCP_MAX_TE; i++)
+		w_te(&w, PFCP_IE_CREATE_TRAFFIC_ENDPOINT, (uint8_t)i, 0, NULL, 0);
+	w_pdr_te(&w, 1, 1, 0, NULL, 0);
 	far_drop(&w, 1);
 	n = est_end(&w);
 	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_CREATE_TRAFFIC_ENDPOINT);
-	for (i = 0; i < RTE_DIM(mod_types); i++) {
-		pfcp_w_init(&w, buf, sizeof(buf));
-		pfcp_w_hdr_begin(&w, PFCP_SESS_MOD_REQ, true, 1, 1);
-		o = pfcp_w_ie_begin(&w, mod_types[i]);
-		pfcp_w_ie_u8(&w, PFCP_IE_TRAFFIC_ENDPOINT_ID, 1);
-		pfcp_w_ie_end(&w, o);
-		n = pfcp_w_hdr_end(&w);
-		assert_true(n > 0);
-		REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, mod_types[i]);
-	}
-	n = est_with_pdi_ie(PFCP_IE_TRAFFIC_ENDPOINT_ID, "\x01", 1);
-	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_TRAFFIC_ENDPOINT_ID);
-	assert_int_equal(err.rule_type, PFCP_RULE_PDR);
 }
 
 /*
@@ -1538,7 +1667,7 @@ test_vector_sess_est(void **state)
 	assert_int_equal(p->present,
 			 PFCP_PDR_ID | PFCP_PDR_PRECEDENCE | PFCP_PDR_PDI | PFCP_PDR_OHR |
 				 PFCP_PDR_FAR_ID | PFCP_PDR_QER_ID | PFCP_PDR_URR_ID |
-				 PFCP_PDR_UE_IP | PFCP_PDR_NI);
+				 PFCP_PDR_UE_IP | PFCP_PDR_NI | PFCP_PDR_FTEID | PFCP_PDR_QFI);
 
 	p = &msg.create_pdr[1];
 	assert_int_equal(p->c.id, 2);
@@ -1810,7 +1939,8 @@ test_roundtrip_request(void **state)
 	assert_int_equal(msg.n_update_pdr, 1);
 	assert_int_equal(msg.update_pdr[0].c.id, 65535);
 	assert_int_equal(msg.update_pdr[0].present,
-			 PFCP_PDR_ID | PFCP_PDR_PDI | PFCP_PDR_URR_ID | PFCP_PDR_UE_IP);
+			 PFCP_PDR_ID | PFCP_PDR_PDI | PFCP_PDR_URR_ID | PFCP_PDR_UE_IP |
+				 PFCP_PDR_FTEID | PFCP_PDR_QFI);
 	assert_int_equal(msg.update_pdr[0].c.teid, 0xdeadbeef);
 	assert_int_equal(msg.update_pdr[0].c.qfi, 5);
 	assert_ip(&msg.update_pdr[0].c.ue4, "10.45.0.9");
@@ -1917,7 +2047,15 @@ test_session_builders(void **state)
 				   .ip = { .af = 4, .a = { 192, 168, 0, 1 } } };
 	struct pfcp_fseid up = { .seid = 0x1000000000000001ull,
 				 .v4 = { .af = 4, .a = { 192, 168, 0, 1 } } };
-	struct pfcp_created_pdr cr = { .pdr_id = 1, .teid = 0x01020304, .v4 = up.v4 };
+	struct pfcp_created_pdr cr[2] = {
+		{ .pdr_id = 1, .teid = 0x01020304, .v4 = up.v4 },
+		/* A Created Traffic Endpoint: its ID (one octet), F-TEID, UE address. */
+		{ .pdr_id = 7,
+		  .te = true,
+		  .teid = 0x0a0b0c0d,
+		  .v4 = up.v4,
+		  .ue4 = { .af = 4, .a = { 10, 45, 0, 2 } } },
+	};
 	struct pfcp_usage_report ur = {
 		.urr_id = 3,
 		.ur_seqn = 4,
@@ -1936,8 +2074,8 @@ test_session_builders(void **state)
 		.failed_rule_type = PFCP_RULE_NONE,
 		.node_id = &id,
 		.up_fseid = &up,
-		.n_created = 1,
-		.created = &cr,
+		.n_created = 2,
+		.created = cr,
 	};
 	struct pfcp_sess_report rep = { .seid = 0x55,
 					.seq = 301,
@@ -1978,6 +2116,13 @@ test_session_builders(void **state)
 	v = next_ie(buf, &off, end, PFCP_IE_CREATED_PDR, &l);
 	assert_int_equal(l, 6 + 13);
 	assert_memory_equal(v, "\x00\x38\x00\x02\x00\x01\x00\x15\x00\x09\x01\x01\x02\x03\x04", 15);
+	v = next_ie(buf, &off, end, PFCP_IE_CREATED_TRAFFIC_ENDPOINT, &l);
+	assert_int_equal(l, 5 + 13 + 9);
+	assert_memory_equal(v,
+			    "\x00\x83\x00\x01\x07"
+			    "\x00\x15\x00\x09\x01\x0a\x0b\x0c\x0d\xc0\xa8\x00\x01"
+			    "\x00\x5d\x00\x05\x02\x0a\x2d\x00\x02",
+			    27);
 	assert_int_equal(off, end);
 
 	pfcp_w_init(&w, buf, sizeof(buf));
