@@ -60,6 +60,29 @@ csv_merge() {
 	done
 }
 
+# punt_conf FILE ROUTES: the punt-flood configuration (bench-punt.sh,
+# bench-punt-ab.sh): one port with an address outside every route (the
+# flood's target), 16 next hops on it, the [icmp], [exception] and
+# [neighbour] rates at their defaults.
+punt_conf() {
+	{
+		echo "# Written by bench/bench-lib.sh (punt_conf) for lanefwd-pipebench."
+		echo "[pipeline]"
+		echo "burst = 32"
+		echo "prefetch_distance = 16"
+		echo "latency = no"
+		echo "[routes]"
+		echo "ipv4 = $2"
+		echo "[port p0]"
+		echo "vdev = net_null0"
+		echo "address = 192.0.2.1/24"
+		echo "exception = tap"
+		echo "[worker 1]"
+		echo "rx = p0:0"
+		nexthops_p0 16
+	} > "$1"
+}
+
 # The full Internet IPv4 table the benchmarks use by default (../shared,
 # not in the repository: bench-pipeline.sh says how it is made).
 FULL_ROUTES_DEFAULT=/work/shared/data/routes/ipv4-full.txt

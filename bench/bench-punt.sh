@@ -56,29 +56,8 @@ mkdir -p "$work/csv"
 small=$(readlink -f "$work")/routes-small.txt
 small_routes > "$small"
 
-# conf NAME ROUTES: one port with an address outside every route (the
-# flood's target), 16 next hops on it, the [icmp], [exception] and
-# [neighbour] rates at their defaults.
-conf() {
-	{
-		echo "# Written by bench/bench-punt.sh for lanefwd-pipebench."
-		echo "[pipeline]"
-		echo "burst = 32"
-		echo "prefetch_distance = 16"
-		echo "latency = no"
-		echo "[routes]"
-		echo "ipv4 = $2"
-		echo "[port p0]"
-		echo "vdev = net_null0"
-		echo "address = 192.0.2.1/24"
-		echo "exception = tap"
-		echo "[worker 1]"
-		echo "rx = p0:0"
-		nexthops_p0 16
-	} > "$work/$1.conf"
-}
-conf small "$small"
-[ -r "$routes" ] && conf full "$(readlink -f "$routes")"
+punt_conf "$work/small.conf" "$small"
+[ -r "$routes" ] && punt_conf "$work/full.conf" "$(readlink -f "$routes")"
 
 out=docs/punt-flood
 [ "$quick" -eq 1 ] && out=$work
