@@ -158,6 +158,8 @@ enum pfcp_ie_type {
 	PFCP_IE_UPDATE_BAR_SMR = 86,
 	PFCP_IE_REMOVE_BAR = 87,
 	PFCP_IE_BAR_ID = 88,
+	PFCP_IE_DL_DATA_NOTIFICATION_DELAY = 46,
+	PFCP_IE_SUGGESTED_BUFFERING_COUNT = 140, /**< Suggested Buffering Packets Count. */
 	PFCP_IE_CP_FUNCTION_FEATURES = 89,
 	PFCP_IE_UE_IP_ADDRESS = 93,
 	PFCP_IE_OUTER_HEADER_REMOVAL = 95,
@@ -388,7 +390,24 @@ struct pfcp_urr {
 #define PFCP_M_ASSOC_REL_REQ \
 	0x0200 /**< Association Update Request: PFCP Association Release Request. */
 #define PFCP_M_GRACEFUL_REL 0x0400
-#define PFCP_M_CREATE_BAR 0x0800 /**< Create / Update / Remove BAR: accepted, not applied. */
+#define PFCP_M_CREATE_BAR 0x0800 /**< Create BAR (create_bar). */
+#define PFCP_M_UPDATE_BAR 0x1000 /**< Update BAR of a Session Modification (update_bar). */
+#define PFCP_M_REMOVE_BAR 0x2000 /**< Remove BAR (remove_bar). */
+#define PFCP_M_UPDATE_BAR_SRR 0x4000 /**< Update BAR of a Session Report Response: not applied. */
+
+/**
+ * A Create BAR or Update BAR (7.5.2.6, 7.5.4.11): the Suggested Buffering
+ * Packets Count bounds what a BUFF FAR holds for the session (below
+ * [upf] buffer_packets); the Downlink Data Notification Delay is decoded,
+ * not applied (the report goes at once).
+ */
+struct pfcp_bar {
+	uint8_t id;
+	bool has_count;
+	uint8_t count; /**< Suggested Buffering Packets Count. */
+	bool has_ddn_delay;
+	uint8_t ddn_delay; /**< Downlink Data Notification Delay, in 50 ms. */
+};
 
 /**
  * A decoded message. Which fields are meaningful depends on h.type and
@@ -431,6 +450,9 @@ struct pfcp_msg {
 	struct pfcp_pdr create_te[PFCP_MAX_TE];
 	struct pfcp_pdr update_te[PFCP_MAX_TE];
 	uint8_t remove_te[PFCP_MAX_TE];
+	/* A session has one BAR at most (PFCP_M_*_BAR say which are here). */
+	struct pfcp_bar create_bar, update_bar;
+	uint8_t remove_bar;
 };
 
 /**

@@ -123,6 +123,17 @@ struct pa_urr_st {
 };
 
 /*
+ * The session's BAR (one at most): its Suggested Buffering Packets Count
+ * bounds what a BUFF FAR holds, below [upf] buffer_packets.
+ */
+struct pa_bar {
+	bool on;
+	uint8_t id;
+	bool has_count;
+	uint8_t count;
+};
+
+/*
  * A session. One allocation holds the header, the FAR, QER and URR arrays,
  * the URR states and the PDRs, packed: a PDR keeps only its n_sdf SDF
  * filters (a full struct upf_pdr_conf has room for 8 and is mostly that).
@@ -140,6 +151,7 @@ struct pa_sess {
 	bool dldr_sent; /* Downlink Data Report sent in this buffering episode. */
 	bool quota_drop; /* Published with PDRs moved to the quota DROP FAR. */
 	uint8_t n_te; /* Traffic Endpoints, packed after the PDRs (most sessions: none). */
+	struct pa_bar bar;
 	uint32_t a_prev, a_next; /* Association's session list. */
 	uint32_t w_prev, w_next; /* Volume-check list. */
 	uint32_t n_timed; /* Armed URR timers. */
@@ -170,6 +182,7 @@ struct pa_work {
 	 */
 	uint8_t n_te;
 	struct upf_pdr_conf te[PFCP_MAX_TE];
+	struct pa_bar bar;
 };
 
 /* A timer: a URR's periodic report or time threshold. Stale when due differs from the state. */
@@ -544,6 +557,7 @@ sess_unpack(const struct pa_sess *s, struct pa_work *w)
 	for (i = 0; i < s->n_te; i++)
 		p += pdr_unpack(&w->te[i], p);
 	w->n_te = s->n_te;
+	w->bar = s->bar;
 	memcpy(w->far, s->c.far, s->c.n_far * sizeof(w->far[0]));
 	memcpy(w->qer, s->c.qer, s->c.n_qer * sizeof(w->qer[0]));
 	memcpy(w->urr, s->c.urr, s->c.n_urr * sizeof(w->urr[0]));
@@ -640,6 +654,7 @@ sess_alloc(struct pa_agent *a, const struct pa_work *w)
 	for (i = 0; i < w->n_te; i++)
 		p += pdr_pack(p, &w->te[i]);
 	s->n_te = w->n_te;
+	s->bar = w->bar;
 	return s;
 }
 
@@ -1669,6 +1684,15 @@ send_dldr(struct pa_agent *a, struct pa_sess *s)
  * (up to buffer_packets); NOCP reports once per buffering episode (until
  * the CP updates a FAR); NOCP without BUFF frees it after the report.
  */
+/* Packets a BUFF FAR of s holds at most: [upf] buffer_packets, or its BAR's count below it. */
+static unsigned int
+sess_buffer_limit(const struct pa_agent *a, const struct pa_sess *s)
+{
+	return s->bar.on && s->bar.has_count
+		? RTE_MIN((unsigned int)s->bar.count, a->uc.buffer_packets)
+		: a->uc.buffer_packets;
+}
+
 static void
 sess_buffer(struct pa_agent *a, struct pa_sess *s, struct rte_mbuf *m)
 {
@@ -1685,7 +1709,7 @@ sess_buffer(struct pa_agent *a, struct pa_sess *s, struct rte_mbuf *m)
 		a->n.buffer_discarded++;
 		return;
 	}
-	if (s->n_held >= a->uc.buffer_packets) {
+	if (s->n_held >= sess_buffer_limit(a, s)) {
 		pa_discard(a, m, UPF_DROP_BUFFER_FULL);
 		a->n.buffer_full++;
 		return;
@@ -2214,6 +2238,47 @@ ust_init(const struct pa_agent *a, struct pa_urr_st *st, uint32_t ntp)
 	st->start_ms = a->now_ms;
 	st->tq_start_ms = a->now_ms;
 	st->start_ntp = ntp;
+}
+
+/*
+ * Remove, Update and Create BAR, in that order. A session has one BAR;
+ * Update and Remove name it (Cause 73 otherwise), Create needs none.
+ */
+static int
+apply_bar(struct pa_work *w, const struct pfcp_msg *m, struct pfcp_err *e)
+{
+	if (m->present & PFCP_M_REMOVE_BAR) {
+		if (!w->bar.on || w->bar.id != m->remove_bar)
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_REMOVE_BAR,
+				       PFCP_RULE_BAR, m->remove_bar, "Remove BAR %u: no such BAR",
+				       m->remove_bar);
+		memset(&w->bar, 0, sizeof(w->bar));
+	}
+	if (m->present & PFCP_M_UPDATE_BAR) {
+		const struct pfcp_bar *u = &m->update_bar;
+
+		if (!w->bar.on || w->bar.id != u->id)
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UPDATE_BAR_SMR,
+				       PFCP_RULE_BAR, u->id, "Update BAR %u: no such BAR", u->id);
+		if (u->has_count) {
+			w->bar.has_count = true;
+			w->bar.count = u->count;
+		}
+	}
+	if (m->present & PFCP_M_CREATE_BAR) {
+		const struct pfcp_bar *c = &m->create_bar;
+
+		if (w->bar.on)
+			return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_CREATE_BAR,
+				       PFCP_RULE_BAR, c->id,
+				       "Create BAR %u: the session has BAR %u (one at most)", c->id,
+				       w->bar.id);
+		w->bar.on = true;
+		w->bar.id = c->id;
+		w->bar.has_count = c->has_count;
+		w->bar.count = c->count;
+	}
+	return 0;
 }
 
 /* Create PDR / FAR / QER / URR: appended; an id the session has is a failure. */
@@ -3447,8 +3512,10 @@ on_sess_est(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 	w->c.urr = w->urr;
 	w->choose = 0;
 	w->n_te = 0;
-	if (apply_creates(a, w, m, ntp_now(), &e) != 0 || te_resolve(w, &e) != 0 ||
-	    validate(a, w, &e) != 0 || choose_teids(a, w, created, &n_created, &e) != 0 ||
+	memset(&w->bar, 0, sizeof(w->bar));
+	if (apply_bar(w, m, &e) != 0 || apply_creates(a, w, m, ntp_now(), &e) != 0 ||
+	    te_resolve(w, &e) != 0 || validate(a, w, &e) != 0 ||
+	    choose_teids(a, w, created, &n_created, &e) != 0 ||
 	    choose_ue(a, w, created, &n_created, &e) != 0 ||
 	    te_created(w, created, &n_created, &e) != 0 || ue_held_room(a, w, NULL, 0, &e) != 0)
 		goto reply;
@@ -3557,7 +3624,7 @@ on_sess_mod(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 		w->c.cp_seid = m->cp_fseid.seid;
 		w->c.cp_ip = m->cp_fseid.v4.af != 0 ? m->cp_fseid.v4 : m->cp_fseid.v6;
 	}
-	if (apply_removes(a, w, m, ntp, rep, &n_rep, &e) != 0 ||
+	if (apply_bar(w, m, &e) != 0 || apply_removes(a, w, m, ntp, rep, &n_rep, &e) != 0 ||
 	    apply_updates(a, w, m, &release, &far_updated, &e) != 0 ||
 	    apply_creates(a, w, m, ntp, &e) != 0 || te_resolve(w, &e) != 0 ||
 	    validate(a, w, &e) != 0 || choose_teids(a, w, created, &n_created, &e) != 0 ||
@@ -4366,6 +4433,9 @@ tel_session(const char *cmd __rte_unused, const char *params, struct rte_tel_dat
 	rte_tel_data_add_dict_u64(d, "urrs", s->c.n_urr);
 	rte_tel_data_add_dict_u64(d, "traffic_endpoints", s->n_te);
 	rte_tel_data_add_dict_u64(d, "held_packets", s->n_held);
+	rte_tel_data_add_dict_u64(d, "buffer_limit", sess_buffer_limit(a, s));
+	if (s->bar.on)
+		rte_tel_data_add_dict_u64(d, "bar", s->bar.id);
 	rte_tel_data_add_dict_u64(d, "dl_data_report_sent", s->dldr_sent);
 	rte_tel_data_add_dict_u64(d, "quota_drop", s->quota_drop);
 	rte_tel_data_add_dict_u64(d, "agent_bytes", s->bytes);

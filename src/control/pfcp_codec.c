@@ -254,7 +254,11 @@ find_id(const uint8_t *p, size_t len, uint16_t type, uint32_t *id)
 				*id = rd16(p + off + 4);
 				return true;
 			}
-			if (type != PFCP_IE_PDR_ID && n >= 4) {
+			if (type == PFCP_IE_BAR_ID && n >= 1) {
+				*id = p[off + 4];
+				return true;
+			}
+			if (type != PFCP_IE_PDR_ID && type != PFCP_IE_BAR_ID && n >= 4) {
 				*id = rd32(p + off + 4);
 				return true;
 			}
@@ -478,11 +482,75 @@ h_msg_u8(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 	return 0;
 }
 
+/* -- BAR (obj: struct pfcp_bar). -- */
+
+static int
+h_bar_ie(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
+{
+	struct pfcp_bar *b = obj;
+
+	(void)d, (void)n;
+	switch (t) {
+	case PFCP_IE_BAR_ID:
+		b->id = v[0];
+		break;
+	case PFCP_IE_SUGGESTED_BUFFERING_COUNT:
+		b->has_count = true;
+		b->count = v[0];
+		break;
+	default:
+		b->has_ddn_delay = true;
+		b->ddn_delay = v[0];
+		break;
+	}
+	return 0;
+}
+
+static const struct ie_desc bar_ies[] = {
+	{ PFCP_IE_BAR_ID, 1, IE_MAND, h_bar_ie },
+	{ PFCP_IE_DL_DATA_NOTIFICATION_DELAY, 1, 0, h_bar_ie },
+	{ PFCP_IE_SUGGESTED_BUFFERING_COUNT, 1, 0, h_bar_ie },
+};
+static const struct group g_create_bar = GROUP("Create BAR", bar_ies);
+static const struct group g_update_bar = GROUP("Update BAR", bar_ies);
+static const struct ie_desc bar_id_ies[] = { { PFCP_IE_BAR_ID, 1, IE_MAND, h_bar_ie } };
+static const struct group g_remove_bar = GROUP("Remove BAR", bar_id_ies);
+
+/*
+ * Create / Update / Remove BAR into the message; the Update BAR of a
+ * Session Report Response (DL Buffering Duration, its packet count) is
+ * accepted and not applied.
+ */
 static int
 h_bar(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 {
-	(void)d, (void)t, (void)v, (void)n;
-	((struct pfcp_msg *)obj)->present |= PFCP_M_CREATE_BAR;
+	struct pfcp_msg *m = obj;
+	struct pfcp_bar *b, one;
+	uint32_t bit;
+	const struct group *g;
+
+	switch (t) {
+	case PFCP_IE_CREATE_BAR:
+		b = &m->create_bar, bit = PFCP_M_CREATE_BAR, g = &g_create_bar;
+		break;
+	case PFCP_IE_UPDATE_BAR_SMR:
+		b = &m->update_bar, bit = PFCP_M_UPDATE_BAR, g = &g_update_bar;
+		break;
+	case PFCP_IE_REMOVE_BAR:
+		b = &one, bit = PFCP_M_REMOVE_BAR, g = &g_remove_bar;
+		break;
+	default:
+		m->present |= PFCP_M_UPDATE_BAR_SRR;
+		return 0;
+	}
+	memset(b, 0, sizeof(*b));
+	rule_enter(d, PFCP_RULE_BAR, PFCP_IE_BAR_ID, v, n);
+	if (walk(d, g, b, v, n) < 0)
+		return -1;
+	rule_leave(d);
+	if (t == PFCP_IE_REMOVE_BAR)
+		m->remove_bar = b->id;
+	m->present |= bit;
 	return 0;
 }
 
@@ -1932,6 +2000,10 @@ ie_name(uint16_t type)
 		{ PFCP_IE_OUTER_HEADER_CREATION, "Outer Header Creation" },
 		{ PFCP_IE_CREATE_BAR, "Create BAR" },
 		{ PFCP_IE_BAR_ID, "BAR ID" },
+		{ PFCP_IE_UPDATE_BAR_SMR, "Update BAR" },
+		{ PFCP_IE_REMOVE_BAR, "Remove BAR" },
+		{ PFCP_IE_DL_DATA_NOTIFICATION_DELAY, "Downlink Data Notification Delay" },
+		{ PFCP_IE_SUGGESTED_BUFFERING_COUNT, "Suggested Buffering Packets Count" },
 		{ PFCP_IE_CP_FUNCTION_FEATURES, "CP Function Features" },
 		{ PFCP_IE_UE_IP_ADDRESS, "UE IP Address" },
 		{ 94, "Packet Rate" },

@@ -14,6 +14,11 @@
 #    with E set and a DL PDU Session Container carrying the QER's QFI and
 #    the FAR's TEID, and GTP-U/UDP/IPv6, byte for byte, tshark-clean;
 #  - a dual-stack PDR (UE IPv4 + IPv6 in one PDI) matches both families;
+#  - Traffic Endpoints: two uplink PDRs on one endpoint whose F-TEID and
+#    UE address lanefwd chose (one Created Traffic Endpoint, its ID read by
+#    tshark), traffic both ways with the higher-precedence PDR's DROP
+#    counted, an Update Traffic Endpoint moving both, and a refused Remove
+#    of an endpoint a PDR still names;
 #  - GTP-U Echo Request -> Echo Response (IPv4, IPv6), tshark-decoded;
 #  - UE to UE: uplink to another UE's address comes back down that UE's
 #    tunnel (TTL one lower: it was routed); to pool addresses without a
@@ -23,7 +28,8 @@
 #    QER MBR: ten times the MBR offered, what passes is within the MBR plus
 #    the bucket, the rest counted mbr_exceeded;
 #  - FAR BUFF+NOCP: one Session Report Request (Downlink Data Report) per
-#    buffering episode, [upf] buffer_packets held, the rest counted as
+#    buffering episode, the Create BAR's Suggested Buffering Packets Count
+#    (below [upf] buffer_packets) held, the rest counted as
 #    buffer_full, and on Update FAR to FORW the held packets arrive in
 #    order with the new FAR; NOCP alone reports and drops, BUFF alone
 #    buffers without a report;

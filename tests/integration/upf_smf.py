@@ -554,18 +554,24 @@ class SMF:
                             ASSOC_RELEASE_RSP)
 
     # -- session messages
-    def establishment_ies(self, cp_seid, pdrs, fars, qers=(), urrs=(), tes=()):
+    def establishment_ies(self, cp_seid, pdrs, fars, qers=(), urrs=(), tes=(), bar=None):
+        """bar: (BAR ID, Suggested Buffering Packets Count or None) for a Create BAR."""
         ies = [self._node_id(), self._fseid(cp_seid)]
         ies += [P.IE_CreateTrafficEndpoint(IE_list=_te_ies(d)) for d in tes]
         ies += [P.IE_CreatePDR(IE_list=_pdr_ies(d)) for d in pdrs]
         ies += [P.IE_CreateFAR(IE_list=_far_ies(d)) for d in fars]
         ies += [P.IE_CreateURR(IE_list=_urr_ies(d)) for d in urrs]
         ies += [P.IE_CreateQER(IE_list=_qer_ies(d)) for d in qers]
+        if bar is not None:
+            b = [P.IE_BAR_Id(id=bar[0])]
+            if bar[1] is not None:
+                b.append(P.IE_SuggestedBufferingPacketsCount(count=bar[1]))
+            ies.append(P.IE_Create_BAR(IE_list=b))
         return ies
 
-    def establish(self, cp_seid, pdrs, fars, qers=(), urrs=(), timeout=None, tes=()):
+    def establish(self, cp_seid, pdrs, fars, qers=(), urrs=(), timeout=None, tes=(), bar=None):
         return self.request(P.PFCPSessionEstablishmentRequest,
-                            self.establishment_ies(cp_seid, pdrs, fars, qers, urrs, tes),
+                            self.establishment_ies(cp_seid, pdrs, fars, qers, urrs, tes, bar),
                             SESS_EST_RSP, seid=0, timeout=timeout)
 
     @staticmethod

@@ -433,7 +433,7 @@ w_id_group(uint16_t group, uint16_t id_type, uint32_t id)
 
 	if (id_type == PFCP_IE_PDR_ID)
 		pfcp_w_ie_u16(&w, id_type, (uint16_t)id);
-	else if (id_type == PFCP_IE_TRAFFIC_ENDPOINT_ID)
+	else if (id_type == PFCP_IE_TRAFFIC_ENDPOINT_ID || id_type == PFCP_IE_BAR_ID)
 		pfcp_w_ie_u8(&w, id_type, (uint8_t)id);
 	else
 		pfcp_w_ie_u32(&w, id_type, id);
@@ -2284,6 +2284,112 @@ test_buffering(void **state)
 }
 
 /* A new Recovery Time Stamp from the peer: it restarted, its sessions go. */
+/* A Create / Update BAR id with a Suggested Buffering Packets Count (count < 0: none). */
+static void
+w_bar(uint16_t type, uint8_t id, int count)
+{
+	size_t g = pfcp_w_ie_begin(&w, type);
+
+	pfcp_w_ie_u8(&w, PFCP_IE_BAR_ID, id);
+	/* Decoded, not applied: the report goes at once. */
+	pfcp_w_ie_u8(&w, PFCP_IE_DL_DATA_NOTIFICATION_DELAY, 2);
+	if (count >= 0)
+		pfcp_w_ie_u8(&w, PFCP_IE_SUGGESTED_BUFFERING_COUNT, (uint8_t)count);
+	pfcp_w_ie_end(&w, g);
+}
+
+/*
+ * A BAR's Suggested Buffering Packets Count bounds what the session's BUFF
+ * FAR holds, below [upf] buffer_packets (4); an Update BAR changes it, a
+ * Remove BAR leaves buffer_packets. A second Create BAR, or an Update or
+ * Remove of a BAR the session lacks, is Cause 73 with the Failed Rule ID
+ * of type BAR, nothing applied.
+ */
+static void
+test_bar(void **state)
+{
+	struct rte_mbuf *m[4], *out[8];
+	const struct upf_sess_dp *s;
+	unsigned int i, n;
+	char cmd[64];
+	struct tlv t;
+	uint64_t up;
+
+	(void)state;
+	w_plain_session(63, UE_POOL + 63, UPF_FAR_BUFF | UPF_FAR_NOCP, 0);
+	w_bar(PFCP_IE_CREATE_BAR, 5, 2);
+	end_send();
+	up = est_ok(63);
+	snprintf(cmd, sizeof(cmd), "/lanefwd/upf/session,%" PRIu64, up);
+	tel_has(cmd, "\"buffer_limit\":2,\"bar\":5");
+	s = dp_of_ue(UE_POOL + 63);
+	for (i = 0; i < 4; i++) {
+		m[i] = rte_pktmbuf_alloc(mp);
+		assert_non_null(m[i]);
+		m[i]->hash.usr = s->slot;
+		assert_int_equal(rte_ring_enqueue(st->wk[0].to_ctrl, m[i]), 0);
+	}
+	recv_type(PFCP_SESS_REPORT_REQ, 2000);
+	report_ack(PFCP_CAUSE_ACCEPTED);
+	recv_none(200);
+	/* Two held, the two beyond the BAR's count discarded (buffer_packets is 4). */
+	tel_has(cmd, "\"held_packets\":2");
+	n = rte_ring_dequeue_burst(st->wk[0].from_ctrl, (void **)out, 8, NULL);
+	assert_int_equal(n, 2);
+	for (i = 0; i < n; i++) {
+		assert_ptr_equal(out[i], m[2 + i]);
+		assert_int_equal(out[i]->hash.usr, UPF_CTRL_DISCARD);
+		assert_int_equal(out[i]->hash.fdir.hi, UPF_DROP_BUFFER_FULL);
+		rte_pktmbuf_free(out[i]);
+	}
+	/* Above buffer_packets: buffer_packets. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_bar(PFCP_IE_UPDATE_BAR_SMR, 5, 200);
+	mod_answer(PFCP_CAUSE_ACCEPTED, 0);
+	tel_has(cmd, "\"buffer_limit\":4,\"bar\":5");
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_bar(PFCP_IE_UPDATE_BAR_SMR, 5, 1);
+	mod_answer(PFCP_CAUSE_ACCEPTED, 0);
+	tel_has(cmd, "\"buffer_limit\":1,\"bar\":5");
+	/* Refused, nothing applied: another BAR, or one the session lacks. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_bar(PFCP_IE_CREATE_BAR, 6, 3);
+	mod_answer(PFCP_CAUSE_RULE_FAILURE, PFCP_IE_CREATE_BAR);
+	assert_true(msg_ie(PFCP_IE_FAILED_RULE_ID, 0, &t));
+	assert_int_equal(t.v[0] & 0x0f, PFCP_RULE_BAR);
+	assert_int_equal(t.v[1], 6);
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_bar(PFCP_IE_UPDATE_BAR_SMR, 6, 3);
+	mod_answer(PFCP_CAUSE_RULE_FAILURE, PFCP_IE_UPDATE_BAR_SMR);
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_id_group(PFCP_IE_REMOVE_BAR, PFCP_IE_BAR_ID, 6);
+	mod_answer(PFCP_CAUSE_RULE_FAILURE, PFCP_IE_REMOVE_BAR);
+	tel_has(cmd, "\"buffer_limit\":1,\"bar\":5");
+	/* Removed: buffer_packets again; a Create BAR may follow in the same request. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_id_group(PFCP_IE_REMOVE_BAR, PFCP_IE_BAR_ID, 5);
+	mod_answer(PFCP_CAUSE_ACCEPTED, 0);
+	tel_has(cmd, "\"buffer_limit\":4,\"dl_data_report_sent\"");
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_id_group(PFCP_IE_REMOVE_BAR, PFCP_IE_BAR_ID, 5);
+	w_bar(PFCP_IE_CREATE_BAR, 7, -1);
+	mod_answer(PFCP_CAUSE_RULE_FAILURE, PFCP_IE_REMOVE_BAR);
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_bar(PFCP_IE_CREATE_BAR, 7, -1);
+	mod_answer(PFCP_CAUSE_ACCEPTED, 0);
+	tel_has(cmd, "\"buffer_limit\":4,\"bar\":7");
+	/* The two held go as the session does. */
+	delete (up);
+	n = rte_ring_dequeue_burst(st->wk[0].from_ctrl, (void **)out, 8, NULL);
+	assert_int_equal(n, 2);
+	for (i = 0; i < n; i++) {
+		assert_ptr_equal(out[i], m[i]);
+		assert_int_equal(out[i]->hash.fdir.hi, UPF_DROP_BUFFER_DISCARD);
+		rte_pktmbuf_free(out[i]);
+	}
+	assert_int_equal(rte_mempool_in_use_count(mp), 0);
+}
+
 static void
 test_peer_restart(void **state)
 {
@@ -2877,6 +2983,7 @@ main(void)
 		cmocka_unit_test(test_time_quota),
 		cmocka_unit_test(test_quota_and_period),
 		cmocka_unit_test(test_buffering),
+		cmocka_unit_test(test_bar),
 		cmocka_unit_test(test_peer_restart),
 		cmocka_unit_test(test_release),
 		cmocka_unit_test(test_telemetry_params),

@@ -1271,6 +1271,78 @@ test_traffic_endpoint(void **state)
 }
 
 /*
+ * BARs: Create BAR with its Suggested Buffering Packets Count and
+ * Downlink Data Notification Delay, Update BAR and Remove BAR of a
+ * modification; one without its BAR ID is Cause 66 naming the BAR ID; the
+ * Update BAR of a Session Report Response is accepted and marked.
+ */
+static void
+test_bar(void **state)
+{
+	struct pfcp_w w;
+	size_t o, pdi;
+	int n;
+
+	(void)state;
+	est_begin(&w);
+	o = pdr_begin(&w, 1, &pdi);
+	pdr_end(&w, o, pdi);
+	far_drop(&w, 1);
+	o = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_BAR);
+	pfcp_w_ie_u8(&w, PFCP_IE_BAR_ID, 5);
+	pfcp_w_ie_u8(&w, PFCP_IE_DL_DATA_NOTIFICATION_DELAY, 3);
+	pfcp_w_ie_u8(&w, PFCP_IE_SUGGESTED_BUFFERING_COUNT, 12);
+	pfcp_w_ie_end(&w, o);
+	n = est_end(&w);
+	if (dec(buf, (size_t)n) != PFCP_DEC_OK)
+		fail_msg("%s", err.why);
+	assert_int_equal(msg.present & (PFCP_M_CREATE_BAR | PFCP_M_UPDATE_BAR | PFCP_M_REMOVE_BAR),
+			 PFCP_M_CREATE_BAR);
+	assert_int_equal(msg.create_bar.id, 5);
+	assert_true(msg.create_bar.has_count);
+	assert_int_equal(msg.create_bar.count, 12);
+	assert_true(msg.create_bar.has_ddn_delay);
+	assert_int_equal(msg.create_bar.ddn_delay, 3);
+
+	pfcp_w_init(&w, buf, sizeof(buf));
+	pfcp_w_hdr_begin(&w, PFCP_SESS_MOD_REQ, true, 1, 1);
+	o = pfcp_w_ie_begin(&w, PFCP_IE_UPDATE_BAR_SMR);
+	pfcp_w_ie_u8(&w, PFCP_IE_BAR_ID, 5);
+	pfcp_w_ie_u8(&w, PFCP_IE_SUGGESTED_BUFFERING_COUNT, 0);
+	pfcp_w_ie_end(&w, o);
+	o = pfcp_w_ie_begin(&w, PFCP_IE_REMOVE_BAR);
+	pfcp_w_ie_u8(&w, PFCP_IE_BAR_ID, 4);
+	pfcp_w_ie_end(&w, o);
+	n = pfcp_w_hdr_end(&w);
+	assert_int_equal(dec(buf, (size_t)n), PFCP_DEC_OK);
+	assert_int_equal(msg.present & (PFCP_M_CREATE_BAR | PFCP_M_UPDATE_BAR | PFCP_M_REMOVE_BAR),
+			 PFCP_M_UPDATE_BAR | PFCP_M_REMOVE_BAR);
+	assert_int_equal(msg.update_bar.id, 5);
+	assert_true(msg.update_bar.has_count);
+	assert_int_equal(msg.update_bar.count, 0);
+	assert_false(msg.update_bar.has_ddn_delay);
+	assert_int_equal(msg.remove_bar, 4);
+
+	pfcp_w_init(&w, buf, sizeof(buf));
+	pfcp_w_hdr_begin(&w, PFCP_SESS_MOD_REQ, true, 1, 1);
+	o = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_BAR);
+	pfcp_w_ie_u8(&w, PFCP_IE_SUGGESTED_BUFFERING_COUNT, 12);
+	pfcp_w_ie_end(&w, o);
+	n = pfcp_w_hdr_end(&w);
+	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_MISSING, PFCP_IE_BAR_ID);
+
+	pfcp_w_init(&w, buf, sizeof(buf));
+	pfcp_w_hdr_begin(&w, PFCP_SESS_REPORT_RESP, true, 1, 1);
+	pfcp_w_ie_u8(&w, PFCP_IE_CAUSE, PFCP_CAUSE_ACCEPTED);
+	o = pfcp_w_ie_begin(&w, PFCP_IE_UPDATE_BAR_SRR);
+	pfcp_w_ie_u8(&w, PFCP_IE_BAR_ID, 5);
+	pfcp_w_ie_end(&w, o);
+	n = pfcp_w_hdr_end(&w);
+	assert_int_equal(dec(buf, (size_t)n), PFCP_DEC_OK);
+	assert_true(msg.present & PFCP_M_UPDATE_BAR_SRR);
+}
+
+/*
  * UE IP Address with the IPv6 Prefix Delegation Bits (IPv6D) and the IPv6
  * Prefix Length (IP6PL) fields (8.2.62): a /64, or a delegated prefix of
  * up to 16 bits (a /48), kept with its host bits zero, and CHV6 asking for
@@ -1936,6 +2008,8 @@ test_roundtrip_request(void **state)
 	assert_int_equal(msg.cp_fseid.seid, 99);
 	assert_int_equal(msg.cp_fseid.v6.a[15], 9);
 	assert_true(msg.present & PFCP_M_CREATE_BAR);
+	assert_int_equal(msg.create_bar.id, 3);
+	assert_false(msg.create_bar.has_count);
 	assert_int_equal(msg.n_update_pdr, 1);
 	assert_int_equal(msg.update_pdr[0].c.id, 65535);
 	assert_int_equal(msg.update_pdr[0].present,
@@ -2289,6 +2363,7 @@ main(void)
 		cmocka_unit_test(test_pool_identity),
 		cmocka_unit_test(test_ue_ipv6_prefix_fields),
 		cmocka_unit_test(test_traffic_endpoint),
+		cmocka_unit_test(test_bar),
 		cmocka_unit_test(test_ie_details),
 		cmocka_unit_test(test_vector_node_messages),
 		cmocka_unit_test(test_vector_sess_est),
