@@ -144,6 +144,7 @@ enum pfcp_ie_type {
 	PFCP_IE_VOLUME_MEASUREMENT = 66,
 	PFCP_IE_DURATION_MEASUREMENT = 67,
 	PFCP_IE_VOLUME_QUOTA = 73,
+	PFCP_IE_QUOTA_HOLDING_TIME = 71,
 	PFCP_IE_TIME_QUOTA = 74,
 	PFCP_IE_START_TIME = 75,
 	PFCP_IE_END_TIME = 76,
@@ -370,6 +371,7 @@ struct pfcp_qer {
 #define PFCP_URR_VOL_QUOTA 0x20
 #define PFCP_URR_TIME_THRESH 0x40
 #define PFCP_URR_TIME_QUOTA 0x80
+#define PFCP_URR_QHT 0x100 /**< Quota Holding Time. */
 
 /** A Create URR or Update URR. */
 struct pfcp_urr {

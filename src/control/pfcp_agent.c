@@ -120,6 +120,13 @@ struct pa_urr_st {
 	uint64_t timqu_due; /* When it runs out; 0: none (or run out). */
 	bool exhausted; /* The volume quota was used up and reported. */
 	bool tq_exhausted; /* The time quota ran out and was reported. */
+	/* START: reported once the URR's packets pass start_pkts. */
+	bool start_done;
+	uint64_t start_pkts;
+	/* QUHTI: the packets last seen, since when (monotonic ms), reported for this lull. */
+	uint64_t seen_pkts;
+	uint64_t seen_ms;
+	bool idle_reported;
 };
 
 /*
@@ -747,6 +754,10 @@ sess_needs_watch(const struct upf_sess_conf *c, const struct pa_urr_st *ust)
 		if ((u->triggers & UPF_RT_VOLTH) && u->has_vol_thresh)
 			return true;
 		if ((u->triggers & UPF_RT_VOLQU) && u->has_vol_quota && !ust[i].exhausted)
+			return true;
+		if ((u->triggers & UPF_RT_START) && !ust[i].start_done)
+			return true;
+		if ((u->triggers & UPF_RT_QUHTI) && u->has_qht && u->qht_s != 0)
 			return true;
 	}
 	return false;
@@ -1459,7 +1470,7 @@ sess_check_volume(struct pa_agent *a, struct pa_sess *s)
 {
 	struct pfcp_usage_report rep[UPF_MAX_URR];
 	unsigned int k, n = 0;
-	bool quota = false;
+	bool quota = false, rewatch = false;
 	uint32_t ntp = 0;
 
 	for (k = 0; k < s->c.n_urr; k++) {
@@ -1467,13 +1478,32 @@ sess_check_volume(struct pa_agent *a, struct pa_sess *s)
 		struct pa_urr_st *st = &s->ust[k];
 		bool vth = (u->triggers & UPF_RT_VOLTH) && u->has_vol_thresh;
 		bool vq = (u->triggers & UPF_RT_VOLQU) && u->has_vol_quota && !st->exhausted;
+		bool start = (u->triggers & UPF_RT_START) && !st->start_done;
+		bool qht = (u->triggers & UPF_RT_QUHTI) && u->has_qht && u->qht_s != 0;
 		struct upf_usage now_u;
 		uint32_t trig = 0;
+		uint64_t pkts;
 
-		if (!vth && !vq)
+		if (!vth && !vq && !start && !qht)
 			continue;
 		if (upf_store_usage(a->st, s->c.up_seid, u->id, &now_u) != 0)
 			continue;
+		pkts = now_u.pkts[0] + now_u.pkts[1];
+		if (start && pkts > st->start_pkts) {
+			trig |= PFCP_URT_START;
+			st->start_done = true;
+			rewatch = true;
+		}
+		/* A lull of qht_s without a packet: one report, then none until traffic resumes. */
+		if (qht && pkts != st->seen_pkts) {
+			st->seen_pkts = pkts;
+			st->seen_ms = a->now_ms;
+			st->idle_reported = false;
+		} else if (qht && !st->idle_reported &&
+			   a->now_ms - st->seen_ms >= (uint64_t)u->qht_s * 1000) {
+			trig |= PFCP_URT_QUHTI;
+			st->idle_reported = true;
+		}
 		if (vth && vol_reached(&u->vol_thresh, &now_u, &st->base, false))
 			trig |= PFCP_URT_VOLTH;
 		if (vq && vol_reached(&u->vol_quota, &now_u, &st->qbase, true)) {
@@ -1490,11 +1520,10 @@ sess_check_volume(struct pa_agent *a, struct pa_sess *s)
 	}
 	if (n != 0)
 		send_report(a, s, PFCP_REPORT_USAR, NULL, 0, rep, n);
-	if (quota) {
+	if (quota)
 		sess_republish(a, s);
-		if (!sess_needs_watch(&s->c, s->ust))
-			watch_unlink(a, s);
-	}
+	if ((quota || rewatch) && !sess_needs_watch(&s->c, s->ust))
+		watch_unlink(a, s);
 }
 
 /*
@@ -2238,6 +2267,7 @@ ust_init(const struct pa_agent *a, struct pa_urr_st *st, uint32_t ntp)
 	st->start_ms = a->now_ms;
 	st->tq_start_ms = a->now_ms;
 	st->start_ntp = ntp;
+	st->seen_ms = a->now_ms;
 }
 
 /*
@@ -2570,6 +2600,14 @@ apply_updates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, b
 		if (u->present & PFCP_URR_METHOD)
 			d->method = u->c.method;
 		if ((u->present & PFCP_URR_TRIGGERS) && d->triggers != u->c.triggers) {
+			/* A START newly asked for is the start from now on. */
+			if ((u->c.triggers & ~d->triggers & UPF_RT_START) != 0) {
+				struct upf_usage now_u;
+
+				usage_read(a, w->c.up_seid, d->id, &now_u);
+				w->ust[k].start_pkts = now_u.pkts[0] + now_u.pkts[1];
+				w->ust[k].start_done = false;
+			}
 			d->triggers = u->c.triggers;
 			w->urr_new[k] = true;
 		}
@@ -2591,6 +2629,13 @@ apply_updates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, b
 		if (u->present & PFCP_URR_TIME_THRESH) {
 			d->has_time_thresh = u->c.has_time_thresh;
 			d->time_thresh_s = u->c.time_thresh_s;
+		}
+		if (u->present & PFCP_URR_QHT) {
+			/* The holding time counts from now. */
+			d->has_qht = u->c.has_qht;
+			d->qht_s = u->c.qht_s;
+			w->ust[k].seen_ms = a->now_ms;
+			w->ust[k].idle_reported = false;
 		}
 		if (u->present & PFCP_URR_TIME_QUOTA) {
 			/* A new time quota runs from now. */
@@ -2678,6 +2723,10 @@ validate(const struct pa_agent *a, const struct pa_work *w, struct pfcp_err *e)
 			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_TIME_THRESHOLD,
 				       PFCP_RULE_NONE, 0, "URR %u: TIMTH without a time threshold",
 				       u->id);
+		if ((u->triggers & UPF_RT_QUHTI) && !u->has_qht)
+			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
+				       PFCP_IE_QUOTA_HOLDING_TIME, PFCP_RULE_NONE, 0,
+				       "URR %u: QUHTI without a quota holding time", u->id);
 	}
 	for (i = 0; i < w->c.n_pdr; i++) {
 		const struct upf_pdr_conf *p = &w->pdr[i];
@@ -4377,6 +4426,11 @@ tel_urr(struct rte_tel_data *d, const struct pa_agent *a, uint64_t seid,
 	}
 	if (u->has_time_thresh)
 		rte_tel_data_add_dict_u64(c, "time_threshold_s", u->time_thresh_s);
+	if (u->has_qht)
+		rte_tel_data_add_dict_u64(c, "quota_holding_time_s", u->qht_s);
+	if (u->triggers & UPF_RT_START)
+		rte_tel_data_add_dict_string(c, "start_of_traffic",
+					     st->start_done ? "reported" : "waiting");
 	rte_tel_data_add_dict_u64(c, "ul_bytes", now_u.bytes[0]);
 	rte_tel_data_add_dict_u64(c, "dl_bytes", now_u.bytes[1]);
 	rte_tel_data_add_dict_u64(c, "ul_packets", now_u.pkts[0]);

@@ -1455,6 +1455,11 @@ h_urr(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 		u->c.time_quota_s = rd32(v);
 		u->present |= PFCP_URR_TIME_QUOTA;
 		break;
+	case PFCP_IE_QUOTA_HOLDING_TIME:
+		u->c.has_qht = true;
+		u->c.qht_s = rd32(v);
+		u->present |= PFCP_URR_QHT;
+		break;
 	default:
 		break;
 	}
@@ -1470,6 +1475,7 @@ static const struct ie_desc create_urr_ies[] = {
 	{ PFCP_IE_VOLUME_QUOTA, 1, 0, h_urr },
 	{ PFCP_IE_TIME_THRESHOLD, 4, 0, h_urr },
 	{ PFCP_IE_TIME_QUOTA, 4, 0, h_urr },
+	{ PFCP_IE_QUOTA_HOLDING_TIME, 4, 0, h_urr },
 };
 static const struct group g_create_urr = GROUP("Create URR", create_urr_ies);
 
@@ -1478,6 +1484,7 @@ static const struct ie_desc update_urr_ies[] = {
 	{ PFCP_IE_REPORTING_TRIGGERS, 1, 0, h_urr }, { PFCP_IE_MEASUREMENT_PERIOD, 4, 0, h_urr },
 	{ PFCP_IE_VOLUME_THRESHOLD, 1, 0, h_urr },   { PFCP_IE_VOLUME_QUOTA, 1, 0, h_urr },
 	{ PFCP_IE_TIME_THRESHOLD, 4, 0, h_urr },     { PFCP_IE_TIME_QUOTA, 4, 0, h_urr },
+	{ PFCP_IE_QUOTA_HOLDING_TIME, 4, 0, h_urr },
 };
 static const struct group g_update_urr = GROUP("Update URR", update_urr_ies);
 
@@ -1495,6 +1502,7 @@ urr_check(struct dec *d, const struct pfcp_urr *u)
 		{ UPF_RT_TIMTH, PFCP_URR_TIME_THRESH, PFCP_IE_TIME_THRESHOLD },
 		{ UPF_RT_VOLQU, PFCP_URR_VOL_QUOTA, PFCP_IE_VOLUME_QUOTA },
 		{ UPF_RT_TIMQU, PFCP_URR_TIME_QUOTA, PFCP_IE_TIME_QUOTA },
+		{ UPF_RT_QUHTI, PFCP_URR_QHT, PFCP_IE_QUOTA_HOLDING_TIME },
 	};
 	unsigned int i;
 
@@ -1995,6 +2003,7 @@ ie_name(uint16_t type)
 		{ PFCP_IE_MEASUREMENT_PERIOD, "Measurement Period" },
 		{ PFCP_IE_VOLUME_QUOTA, "Volume Quota" },
 		{ PFCP_IE_TIME_QUOTA, "Time Quota" },
+		{ PFCP_IE_QUOTA_HOLDING_TIME, "Quota Holding Time" },
 		{ PFCP_IE_QUERY_URR, "Query URR" },
 		{ PFCP_IE_URR_ID, "URR ID" },
 		{ PFCP_IE_OUTER_HEADER_CREATION, "Outer Header Creation" },

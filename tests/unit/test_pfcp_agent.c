@@ -2155,6 +2155,104 @@ test_time_quota(void **state)
 	delete (up);
 }
 
+/* URR 9: volume, triggers trig, Quota Holding Time qht (0: none; Create or Update URR). */
+static void
+w_start_urr(uint16_t group, uint16_t trig, uint32_t qht)
+{
+	size_t g = pfcp_w_ie_begin(&w, group), o;
+
+	pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 9);
+	if (group == PFCP_IE_CREATE_URR)
+		pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_VOLUM);
+	o = pfcp_w_ie_begin(&w, PFCP_IE_REPORTING_TRIGGERS);
+	pfcp_w_raw8(&w, (uint8_t)trig);
+	pfcp_w_raw8(&w, (uint8_t)(trig >> 8));
+	pfcp_w_ie_end(&w, o);
+	if (qht != 0)
+		pfcp_w_ie_u32(&w, PFCP_IE_QUOTA_HOLDING_TIME, qht);
+	pfcp_w_ie_end(&w, g);
+}
+
+static long
+ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1000 + (t1.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* The next Session Report Request: one Usage Report of URR 9 with trigger want; acked. */
+static void
+report_of(uint32_t want, struct urep *u)
+{
+	recv_type(PFCP_SESS_REPORT_REQ, 5000);
+	assert_true(usage(PFCP_IE_USAGE_REPORT_SRR, 0, u));
+	assert_false(usage(PFCP_IE_USAGE_REPORT_SRR, 1, u + 1));
+	assert_int_equal(u->urr, 9);
+	if (u->trigger != want)
+		fail_msg("Usage Report trigger 0x%x, want 0x%x", u->trigger, want);
+	report_ack(PFCP_CAUSE_ACCEPTED);
+}
+
+/*
+ * Start of traffic (START) and Quota Holding Time (QUHTI): one START report
+ * at the URR's first packet, none after; a QUHTI report once no packet has
+ * come for the holding time (1 s: a lower bound only, which a loaded
+ * machine keeps), one per lull, again after traffic resumed; a START asked
+ * for again by an Update URR is the start from then on. QUHTI without a
+ * Quota Holding Time is Cause 67 naming it.
+ */
+static void
+test_start_and_holding(void **state)
+{
+	const struct upf_sess_dp *s;
+	struct timespec t0;
+	struct urep u[2];
+	uint64_t up;
+
+	(void)state;
+	w_plain_session(73, UE_POOL + 73, UPF_FAR_FORW, 9);
+	w_start_urr(PFCP_IE_CREATE_URR, UPF_RT_QUHTI, 0);
+	end_send();
+	recv_type(PFCP_SESS_EST_RESP, 2000);
+	assert_cause(PFCP_CAUSE_CONDITIONAL_IE_MISSING);
+
+	w_plain_session(73, UE_POOL + 73, UPF_FAR_FORW, 9);
+	w_start_urr(PFCP_IE_CREATE_URR, UPF_RT_START | UPF_RT_QUHTI, 1);
+	end_send();
+	up = est_ok(73);
+	s = dp_of_ue(UE_POOL + 73);
+	recv_none(300); /* No traffic yet: no START. */
+	traffic(s, 0, 100, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	report_of(PFCP_URT_START, u);
+	assert_int_equal(u[0].ul, 100);
+	/* Then quiet: the holding time runs from the last packet. */
+	report_of(PFCP_URT_QUHTI, u);
+	assert_true(ms_since(&t0) >= 1000);
+	assert_int_equal(u[0].ul, 0);
+	recv_none(1500); /* One report per lull, and START once. */
+	traffic(s, 0, 0, 300);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	report_of(PFCP_URT_QUHTI, u);
+	assert_true(ms_since(&t0) >= 1000);
+	assert_int_equal(u[0].dl, 300);
+	/* START dropped, then asked for again: from now on. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_start_urr(PFCP_IE_UPDATE_URR, UPF_RT_QUHTI, 0);
+	mod_answer(PFCP_CAUSE_ACCEPTED, 0);
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_start_urr(PFCP_IE_UPDATE_URR, UPF_RT_QUHTI | UPF_RT_START, 30);
+	mod_answer(PFCP_CAUSE_ACCEPTED, 0);
+	recv_none(300);
+	traffic(s, 0, 40, 0);
+	report_of(PFCP_URT_START, u);
+	assert_int_equal(u[0].ul, 40);
+	recv_none(1500); /* The holding time is 30 s now. */
+	delete (up);
+}
+
 static void
 test_quota_and_period(void **state)
 {
@@ -2981,6 +3079,7 @@ main(void)
 		cmocka_unit_test(test_modify_and_reports),
 		cmocka_unit_test(test_volume_by_direction),
 		cmocka_unit_test(test_time_quota),
+		cmocka_unit_test(test_start_and_holding),
 		cmocka_unit_test(test_quota_and_period),
 		cmocka_unit_test(test_buffering),
 		cmocka_unit_test(test_bar),

@@ -1342,6 +1342,49 @@ test_bar(void **state)
 	assert_true(msg.present & PFCP_M_UPDATE_BAR_SRR);
 }
 
+/* A Create URR with triggers trig and, when qht != 0, a Quota Holding Time. */
+static int
+est_with_urr(uint16_t trig, uint32_t qht)
+{
+	struct pfcp_w w;
+	size_t o, pdi, r;
+
+	est_begin(&w);
+	o = pdr_begin(&w, 1, &pdi);
+	pdr_end(&w, o, pdi);
+	far_drop(&w, 1);
+	o = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR);
+	pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 4);
+	pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_VOLUM);
+	r = pfcp_w_ie_begin(&w, PFCP_IE_REPORTING_TRIGGERS);
+	pfcp_w_raw8(&w, (uint8_t)trig);
+	pfcp_w_raw8(&w, (uint8_t)(trig >> 8));
+	pfcp_w_ie_end(&w, r);
+	if (qht != 0)
+		pfcp_w_ie_u32(&w, PFCP_IE_QUOTA_HOLDING_TIME, qht);
+	pfcp_w_ie_end(&w, o);
+	return est_end(&w);
+}
+
+/* START and QUHTI with its Quota Holding Time decode; QUHTI without one is 67 naming it. */
+static void
+test_urr_start_holding(void **state)
+{
+	int n;
+
+	(void)state;
+	n = est_with_urr(UPF_RT_START | UPF_RT_QUHTI, 45);
+	if (dec(buf, (size_t)n) != PFCP_DEC_OK)
+		fail_msg("%s", err.why);
+	assert_int_equal(msg.n_create_urr, 1);
+	assert_int_equal(msg.create_urr[0].c.triggers, UPF_RT_START | UPF_RT_QUHTI);
+	assert_true(msg.create_urr[0].c.has_qht);
+	assert_int_equal(msg.create_urr[0].c.qht_s, 45);
+	assert_true(msg.create_urr[0].present & PFCP_URR_QHT);
+	n = est_with_urr(UPF_RT_QUHTI, 0);
+	REJECTS(buf, n, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_QUOTA_HOLDING_TIME);
+}
+
 /*
  * UE IP Address with the IPv6 Prefix Delegation Bits (IPv6D) and the IPv6
  * Prefix Length (IP6PL) fields (8.2.62): a /64, or a delegated prefix of
@@ -2364,6 +2407,7 @@ main(void)
 		cmocka_unit_test(test_ue_ipv6_prefix_fields),
 		cmocka_unit_test(test_traffic_endpoint),
 		cmocka_unit_test(test_bar),
+		cmocka_unit_test(test_urr_start_holding),
 		cmocka_unit_test(test_ie_details),
 		cmocka_unit_test(test_vector_node_messages),
 		cmocka_unit_test(test_vector_sess_est),
