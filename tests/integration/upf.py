@@ -2198,6 +2198,14 @@ def churn(h):
     frames = fixed
     log = []        # (op, ue, gen, req_time, req_counter, rsp_counter)
     gen = [0] * n_ue
+    # Every third UE's PDRs name a Traffic Endpoint that holds its address
+    # (PDI optimisation): its replacements are resolved from the endpoint.
+    with_te = [i % 3 == 0 for i in range(n_ue)]
+
+    def dl_pdr(ue, pid):
+        if with_te[ue]:
+            return pdr(pid, 100, "core", far=pid, te=1)
+        return pdr(pid, 100, "core", far=pid, ue=ue_ip[ue])
     seid = [None] * n_ue
     pdr_id = [0] * n_ue
 
@@ -2227,8 +2235,9 @@ def churn(h):
                 if seid[ue] is None:
                     op = "establish"
                     pdr_id[ue] = 1
-                    args = dict(cp_seid=ue + 1, pdrs=[pdr(1, 100, "core", far=1, ue=ue_ip[ue])],
-                                fars=[far(1, "FORW", "access", ohc=(teid(ue, g), GNB_4))])
+                    args = dict(cp_seid=ue + 1, pdrs=[dl_pdr(ue, 1)],
+                                fars=[far(1, "FORW", "access", ohc=(teid(ue, g), GNB_4))],
+                                tes=[te(1, ue=ue_ip[ue], sd=1)] if with_te[ue] else [])
                 else:
                     x = rnd.random()
                     op = ("modify_far" if x < 0.7 else "replace_pdr" if x < 0.85
@@ -2243,7 +2252,7 @@ def churn(h):
                     # Remove the PDR and its FAR, create new ones: one message.
                     old, new = pdr_id[ue], pdr_id[ue] % 200 + 1
                     r = smf.modify(seid[ue], remove_pdrs=[old], remove_fars=[old],
-                                   create_pdrs=[pdr(new, 100, "core", far=new, ue=ue_ip[ue])],
+                                   create_pdrs=[dl_pdr(ue, new)],
                                    create_fars=[far(new, "FORW", "access",
                                                     ohc=(teid(ue, g), GNB_4))])
                     pdr_id[ue] = new

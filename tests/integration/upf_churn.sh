@@ -6,7 +6,9 @@
 # sequence number; meanwhile the SMF (upf_smf.py) runs 10,000 operations:
 # establish a UE's session, change its FAR's outer TEID (Update FAR), replace
 # its PDR and FAR in one modification (Remove + Create), or delete it. Every
-# rule a UE ever had has its own TEID (UE << 16 | generation). For each
+# rule a UE ever had has its own TEID (UE << 16 | generation). Every third
+# UE's PDRs name a Traffic Endpoint that holds its address instead of
+# carrying it (PDI optimisation), so replacements resolve it. For each
 # packet captured in the gNB namespace (upf.py churn):
 #  - its TEID was given to the UE the inner packet is addressed to;
 #  - its rule had been requested before the packet was captured (kernel
