@@ -400,8 +400,8 @@ struct pfcp_urr {
 /**
  * A Create BAR or Update BAR (7.5.2.6, 7.5.4.11): the Suggested Buffering
  * Packets Count bounds what a BUFF FAR holds for the session (below
- * [upf] buffer_packets); the Downlink Data Notification Delay is decoded,
- * not applied (the report goes at once).
+ * [upf] buffer_packets); the Downlink Data Notification Delay holds the
+ * Downlink Data Report back.
  */
 struct pfcp_bar {
 	uint8_t id;

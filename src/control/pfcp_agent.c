@@ -138,6 +138,7 @@ struct pa_bar {
 	uint8_t id;
 	bool has_count;
 	uint8_t count;
+	uint8_t ddn_delay; /* Downlink Data Notification Delay, 50 ms units; 0: none. */
 };
 
 /*
@@ -159,6 +160,7 @@ struct pa_sess {
 	bool quota_drop; /* Published with PDRs moved to the quota DROP FAR. */
 	uint8_t n_te; /* Traffic Endpoints, packed after the PDRs (most sessions: none). */
 	struct pa_bar bar;
+	uint64_t ddn_due; /* Monotonic ms the delayed Downlink Data Report is due; 0: none. */
 	uint32_t a_prev, a_next; /* Association's session list. */
 	uint32_t w_prev, w_next; /* Volume-check list. */
 	uint32_t n_timed; /* Armed URR timers. */
@@ -193,7 +195,7 @@ struct pa_work {
 };
 
 /* A timer: a URR's periodic report or time threshold. Stale when due differs from the state. */
-enum { PA_TM_PERIO, PA_TM_TIMTH, PA_TM_TIMQU };
+enum { PA_TM_PERIO, PA_TM_TIMTH, PA_TM_TIMQU, PA_TM_DDN };
 struct pa_timer {
 	uint64_t due;
 	uint64_t seid;
@@ -1176,9 +1178,13 @@ heartbeats_run(struct pa_agent *a)
 	}
 }
 
-/* ---- URR timers: a binary heap; entries whose due no longer matches are stale. */
+static void send_dldr(struct pa_agent *a, struct pa_sess *s);
 
-static void
+/* ---- URR timers (and delayed Downlink Data Reports): a binary heap; entries
+ * whose due no longer matches are stale. */
+
+/* @return 0, or -1 without memory for the timer (logged). */
+static int
 heap_push(struct pa_agent *a, uint64_t due, uint64_t seid, uint32_t urr_id, uint32_t kind)
 {
 	struct pa_timer t = { .due = due, .seid = seid, .urr_id = urr_id, .kind = kind };
@@ -1193,7 +1199,7 @@ heap_push(struct pa_agent *a, uint64_t due, uint64_t seid, uint32_t urr_id, uint
 			       "out of memory for a URR timer; session 0x%" PRIx64
 			       " URR %u will not report on time",
 			       seid, urr_id);
-			return;
+			return -1;
 		}
 		a->heap = h;
 		a->heap_cap = cap;
@@ -1204,6 +1210,7 @@ heap_push(struct pa_agent *a, uint64_t due, uint64_t seid, uint32_t urr_id, uint
 		i = (i - 1) / 2;
 	}
 	a->heap[i] = t;
+	return 0;
 }
 
 static void
@@ -1253,6 +1260,8 @@ timer_live(const struct pa_agent *a, const struct pa_timer *t)
 
 	if (s == NULL)
 		return false;
+	if (t->kind == PA_TM_DDN)
+		return t->due == s->ddn_due;
 	k = urr_index(&s->c, t->urr_id);
 	if (k < 0)
 		return false;
@@ -1623,6 +1632,14 @@ timers_run(struct pa_agent *a)
 		s = sess_find(a, t.seid);
 		if (s == NULL)
 			continue;
+		if (t.kind == PA_TM_DDN) {
+			if (s->ddn_due == t.due) {
+				s->ddn_due = 0;
+				if (!s->dldr_sent)
+					send_dldr(a, s);
+			}
+			continue;
+		}
 		k = urr_index(&s->c, t.urr_id);
 		if (k < 0)
 			continue;
@@ -1731,8 +1748,18 @@ sess_buffer(struct pa_agent *a, struct pa_sess *s, struct rte_mbuf *m)
 	for (k = 0; k < s->c.n_far; k++)
 		if (!(s->c.far[k].apply & UPF_FAR_FORW))
 			any |= s->c.far[k].apply;
-	if ((any & UPF_FAR_NOCP) && !s->dldr_sent)
-		send_dldr(a, s);
+	/* The BAR's Downlink Data Notification Delay holds the report back (a timer). */
+	if ((any & UPF_FAR_NOCP) && !s->dldr_sent && s->ddn_due == 0) {
+		if (s->bar.on && s->bar.ddn_delay != 0) {
+			s->ddn_due = a->now_ms + (uint64_t)s->bar.ddn_delay * 50;
+			if (heap_push(a, s->ddn_due, s->c.up_seid, 0, PA_TM_DDN) != 0) {
+				s->ddn_due = 0;
+				send_dldr(a, s);
+			}
+		} else {
+			send_dldr(a, s);
+		}
+	}
 	if (!(any & UPF_FAR_BUFF)) {
 		pa_discard(a, m, UPF_DROP_BUFFER_DISCARD);
 		a->n.buffer_discarded++;
@@ -2294,6 +2321,8 @@ apply_bar(struct pa_work *w, const struct pfcp_msg *m, struct pfcp_err *e)
 			w->bar.has_count = true;
 			w->bar.count = u->count;
 		}
+		if (u->has_ddn_delay)
+			w->bar.ddn_delay = u->ddn_delay;
 	}
 	if (m->present & PFCP_M_CREATE_BAR) {
 		const struct pfcp_bar *c = &m->create_bar;
@@ -2307,6 +2336,7 @@ apply_bar(struct pa_work *w, const struct pfcp_msg *m, struct pfcp_err *e)
 		w->bar.id = c->id;
 		w->bar.has_count = c->has_count;
 		w->bar.count = c->count;
+		w->bar.ddn_delay = c->has_ddn_delay ? c->ddn_delay : 0;
 	}
 	return 0;
 }
@@ -3725,6 +3755,8 @@ on_sess_mod(struct pa_agent *a, const struct pa_req *rq, const struct pfcp_msg *
 	ns->assoc = s->assoc;
 	ns->watched = s->watched;
 	ns->dldr_sent = s->dldr_sent && !far_updated;
+	/* A FAR changed before a delayed report was due: a new episode, no report. */
+	ns->ddn_due = far_updated ? 0 : s->ddn_due;
 	ns->quota_drop = qd;
 	ns->a_prev = s->a_prev;
 	ns->a_next = s->a_next;

@@ -709,6 +709,21 @@ tel_has(const char *cmd, const char *want)
 		fail_msg("telemetry %s: \"%s\" not in %s", cmd, want, out);
 }
 
+/* Poll telemetry cmd until its answer has want (the agent runs on its own thread). */
+static void
+tel_wait(const char *cmd, const char *want, int timeout_ms)
+{
+	static char out[65536];
+	int t;
+
+	for (t = 0; t < timeout_ms; t += 10) {
+		if (tel_query(cmd, out, sizeof(out)) == 0 && strstr(out, want) != NULL)
+			return;
+		usleep(10000);
+	}
+	fail_msg("telemetry %s: no \"%s\" within %d ms", cmd, want, timeout_ms);
+}
+
 /* ---- Start ---- */
 
 static uint16_t
@@ -2382,18 +2397,27 @@ test_buffering(void **state)
 }
 
 /* A new Recovery Time Stamp from the peer: it restarted, its sessions go. */
-/* A Create / Update BAR id with a Suggested Buffering Packets Count (count < 0: none). */
+/*
+ * A Create / Update BAR id with a Suggested Buffering Packets Count and a
+ * Downlink Data Notification Delay in 50 ms units (< 0: none).
+ */
 static void
-w_bar(uint16_t type, uint8_t id, int count)
+w_bar_ddn(uint16_t type, uint8_t id, int count, int ddn)
 {
 	size_t g = pfcp_w_ie_begin(&w, type);
 
 	pfcp_w_ie_u8(&w, PFCP_IE_BAR_ID, id);
-	/* Decoded, not applied: the report goes at once. */
-	pfcp_w_ie_u8(&w, PFCP_IE_DL_DATA_NOTIFICATION_DELAY, 2);
+	if (ddn >= 0)
+		pfcp_w_ie_u8(&w, PFCP_IE_DL_DATA_NOTIFICATION_DELAY, (uint8_t)ddn);
 	if (count >= 0)
 		pfcp_w_ie_u8(&w, PFCP_IE_SUGGESTED_BUFFERING_COUNT, (uint8_t)count);
 	pfcp_w_ie_end(&w, g);
+}
+
+static void
+w_bar(uint16_t type, uint8_t id, int count)
+{
+	w_bar_ddn(type, id, count, -1);
 }
 
 /*
@@ -2485,6 +2509,83 @@ test_bar(void **state)
 		assert_int_equal(out[i]->hash.fdir.hi, UPF_DROP_BUFFER_DISCARD);
 		rte_pktmbuf_free(out[i]);
 	}
+	assert_int_equal(rte_mempool_in_use_count(mp), 0);
+}
+
+/* Put one downlink packet of session dp on worker 0's ring to the agent. */
+static struct rte_mbuf *
+to_agent(const struct upf_sess_dp *dp)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+
+	assert_non_null(m);
+	m->hash.usr = dp->slot;
+	assert_int_equal(rte_ring_enqueue(st->wk[0].to_ctrl, m), 0);
+	return m;
+}
+
+/*
+ * The BAR's Downlink Data Notification Delay: the Downlink Data Report of a
+ * buffering episode goes no earlier than the delay after its first packet
+ * (10 x 50 ms: a lower bound only), once; a FAR changed before it is due
+ * (the SMF released the buffer) cancels it, also for the episode after;
+ * without a delay it goes at once.
+ */
+static void
+test_bar_ddn(void **state)
+{
+	struct rte_mbuf *out[8];
+	const struct upf_sess_dp *s;
+	struct timespec t0;
+	unsigned int i, n;
+	char cmd[64];
+	uint64_t up;
+
+	(void)state;
+	w_plain_session(64, UE_POOL + 64, UPF_FAR_BUFF | UPF_FAR_NOCP, 0);
+	w_bar_ddn(PFCP_IE_CREATE_BAR, 1, -1, 10);
+	end_send();
+	up = est_ok(64);
+	s = dp_of_ue(UE_POOL + 64);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	to_agent(s);
+	to_agent(s);
+	recv_none(250);
+	recv_type(PFCP_SESS_REPORT_REQ, 3000);
+	assert_true(ms_since(&t0) >= 500);
+	report_ack(PFCP_CAUSE_ACCEPTED);
+	recv_none(700);
+	/* Released, and a new episode released before its report was due. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_update_far(2, UPF_FAR_FORW, 0x4464);
+	mod_answer(PFCP_CAUSE_ACCEPTED, 0);
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_update_far(2, UPF_FAR_BUFF | UPF_FAR_NOCP, 0);
+	mod_answer(PFCP_CAUSE_ACCEPTED, 0);
+	to_agent(dp_of_ue(UE_POOL + 64));
+	snprintf(cmd, sizeof(cmd), "/lanefwd/upf/session,%" PRIu64, up);
+	tel_wait(cmd, "\"held_packets\":1", 2000);
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_update_far(2, UPF_FAR_FORW, 0x4465);
+	mod_answer(PFCP_CAUSE_ACCEPTED, 0);
+	/* Buffering again, with no packet yet: the cancelled report stays cancelled. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_update_far(2, UPF_FAR_BUFF | UPF_FAR_NOCP, 0);
+	mod_answer(PFCP_CAUSE_ACCEPTED, 0);
+	recv_none(900);
+	/* No delay: at once. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_bar_ddn(PFCP_IE_UPDATE_BAR_SMR, 1, -1, 0);
+	w_update_far(2, UPF_FAR_BUFF | UPF_FAR_NOCP, 0);
+	mod_answer(PFCP_CAUSE_ACCEPTED, 0);
+	to_agent(dp_of_ue(UE_POOL + 64));
+	recv_type(PFCP_SESS_REPORT_REQ, 2000);
+	report_ack(PFCP_CAUSE_ACCEPTED);
+	delete (up);
+	/* Worker 0 gets back the released and discarded packets: free them. */
+	while ((n = rte_ring_dequeue_burst(st->wk[0].from_ctrl, (void **)out, 8, NULL)) != 0)
+		for (i = 0; i < n; i++)
+			rte_pktmbuf_free(out[i]);
 	assert_int_equal(rte_mempool_in_use_count(mp), 0);
 }
 
@@ -3083,6 +3184,7 @@ main(void)
 		cmocka_unit_test(test_quota_and_period),
 		cmocka_unit_test(test_buffering),
 		cmocka_unit_test(test_bar),
+		cmocka_unit_test(test_bar_ddn),
 		cmocka_unit_test(test_peer_restart),
 		cmocka_unit_test(test_release),
 		cmocka_unit_test(test_telemetry_params),
