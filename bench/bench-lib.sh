@@ -130,6 +130,20 @@ bench_ab_builds() {
 	done
 }
 
+# bench_ab_order PAIR: the sides in the order pair PAIR runs them, base first
+# in odd pairs and exp first in even ones, so neither always runs warm.
+bench_ab_order() {
+	if [ $(($1 % 2)) -eq 0 ]; then echo "exp base"; else echo "base exp"; fi
+}
+
+# bench_ab_save NAME LOG OUT: the A/B script's log to OUT, when one was given.
+bench_ab_save() {
+	if [ -n "$3" ]; then
+		cp "$2" "$3"
+		echo "$1: wrote $3"
+	fi
+}
+
 # The highest CPU this process may run on: the default forwarding lcore.
 bench_last_cpu() {
 	/usr/bin/python3 -c 'import os; print(max(os.sched_getaffinity(0)))'

@@ -89,8 +89,7 @@ log=$work/run.txt
 mkdir -p "$work/csv"
 fail=0
 for pair in $(seq 1 "$PAIRS"); do
-	order=(base exp)
-	[ $((pair % 2)) -eq 0 ] && order=(exp base)
+	read -r -a order <<< "$(bench_ab_order "$pair")"
 	for c in "${conf_list[@]}"; do
 		for v in "${order[@]}"; do
 			bin=$base
@@ -137,8 +136,5 @@ EOF
 if ! report | tee -a "$log"; then
 	fail=1
 fi
-if [ -n "$out" ]; then
-	cp "$log" "$out"
-	echo "bench-pipe-ab.sh: wrote $out"
-fi
+bench_ab_save bench-pipe-ab.sh "$log" "$out"
 exit "$fail"

@@ -56,8 +56,7 @@ log=$work/run.txt
 } > "$log"
 fail=0
 for pair in $(seq 1 "$PAIRS"); do
-	order=(base exp)
-	[ $((pair % 2)) -eq 0 ] && order=(exp base)
+	read -r -a order <<< "$(bench_ab_order "$pair")"
 	for p in "${pdr_list[@]}"; do
 		for v in "${order[@]}"; do
 			bin=$base
@@ -81,8 +80,5 @@ for pair in $(seq 1 "$PAIRS"); do
 done
 csv_merge "$work/csv" > "$work/all.csv"
 /usr/bin/python3 bench/upf_ab_report.py "$work/all.csv" | tee -a "$log"
-if [ -n "$out" ]; then
-	cp "$log" "$out"
-	echo "bench-upf-ab.sh: wrote $out"
-fi
+bench_ab_save bench-upf-ab.sh "$log" "$out"
 exit "$fail"
