@@ -182,6 +182,7 @@ enum pfcp_ie_type {
 	PFCP_IE_TRAFFIC_ENDPOINT_ID = 131,
 	PFCP_IE_ETHERNET_PACKET_FILTER = 132,
 	PFCP_IE_UE_IP_POOL_ID = 177, /**< UE IP address Pool Identity (8.2.153). */
+	PFCP_IE_QUOTA_VALIDITY_TIME = 181,
 	PFCP_IE_UE_IP_POOL_INFO = 233, /**< UE IP address Pool Information (7.4.4.1-3). */
 };
 
@@ -206,6 +207,7 @@ enum pfcp_node_id_type {
 #define PFCP_UPF_UDBC 0x0400
 #define PFCP_UPF_QUOAC 0x0800
 #define PFCP_UPF_UEIP 0x040000 /**< Octet 7 bit 3: UE IP address allocation by the UP. */
+#define PFCP_UPF_VTIME 0x04000000 /**< Octet 8 bit 3: Quota Validity Time. */
 
 /** Report Type (8.2.21). */
 #define PFCP_REPORT_DLDR 0x01
@@ -226,6 +228,7 @@ enum pfcp_node_id_type {
 #define PFCP_URT_TIMQU 0x000200
 #define PFCP_URT_LIUSA 0x000400
 #define PFCP_URT_TERMR 0x000800 /**< Termination (Session Deletion). */
+#define PFCP_URT_QUVTI 0x080000 /**< Quota Validity Time (octet 7 bit 4). */
 
 /** PFCPSMReq-Flags (8.2.31). */
 #define PFCP_SMREQ_DROBU 0x01
@@ -372,6 +375,7 @@ struct pfcp_qer {
 #define PFCP_URR_TIME_THRESH 0x40
 #define PFCP_URR_TIME_QUOTA 0x80
 #define PFCP_URR_QHT 0x100 /**< Quota Holding Time. */
+#define PFCP_URR_QVT 0x200 /**< Quota Validity Time. */
 
 /** A Create URR or Update URR. */
 struct pfcp_urr {

@@ -225,6 +225,7 @@ struct upf_qer_conf {
 #define UPF_RT_TIMTH 0x0004
 #define UPF_RT_QUHTI 0x0008 /**< Quota Holding Time: no traffic for qht_s. */
 #define UPF_RT_START 0x0010 /**< Start of traffic. */
+#define UPF_RT_QUVTI 0x8000 /**< Quota Validity Time (octet 6 bit 8). */
 #define UPF_RT_VOLQU 0x0100
 #define UPF_RT_TIMQU 0x0200
 
@@ -255,6 +256,8 @@ struct upf_urr_conf {
 	uint32_t time_quota_s; /**< TIMQU: seconds of use from when it was given. */
 	bool has_qht;
 	uint32_t qht_s; /**< QUHTI: Quota Holding Time, seconds without a packet. */
+	bool has_qvt;
+	uint32_t qvt_s; /**< QUVTI: Quota Validity Time, seconds from when it was given. */
 };
 
 /**

@@ -127,6 +127,10 @@ struct pa_urr_st {
 	uint64_t seen_pkts;
 	uint64_t seen_ms;
 	bool idle_reported;
+	/* QUVTI: when the validity time was given, its timer, reported. */
+	uint64_t qv_start_ms;
+	uint64_t quvti_due;
+	bool qv_reported;
 };
 
 /*
@@ -195,7 +199,7 @@ struct pa_work {
 };
 
 /* A timer: a URR's periodic report or time threshold. Stale when due differs from the state. */
-enum { PA_TM_PERIO, PA_TM_TIMTH, PA_TM_TIMQU, PA_TM_DDN };
+enum { PA_TM_PERIO, PA_TM_TIMTH, PA_TM_TIMQU, PA_TM_QUVTI, PA_TM_DDN };
 struct pa_timer {
 	uint64_t due;
 	uint64_t seid;
@@ -1265,10 +1269,16 @@ timer_live(const struct pa_agent *a, const struct pa_timer *t)
 	k = urr_index(&s->c, t->urr_id);
 	if (k < 0)
 		return false;
-	return t->due ==
-		(t->kind == PA_TM_PERIO           ? s->ust[k].perio_due
-			 : t->kind == PA_TM_TIMTH ? s->ust[k].timth_due
-						  : s->ust[k].timqu_due);
+	switch (t->kind) {
+	case PA_TM_PERIO:
+		return t->due == s->ust[k].perio_due;
+	case PA_TM_TIMTH:
+		return t->due == s->ust[k].timth_due;
+	case PA_TM_QUVTI:
+		return t->due == s->ust[k].quvti_due;
+	default:
+		return t->due == s->ust[k].timqu_due;
+	}
 }
 
 /* Drop the stale entries (deleted sessions, changed periods), amortised over their number. */
@@ -1608,7 +1618,12 @@ sess_arm(struct pa_agent *a, struct pa_sess *s, const bool *fresh)
 			(u->triggers & UPF_RT_TIMQU) && u->has_time_quota && !st->tq_exhausted,
 			st->tq_start_ms + (uint64_t)u->time_quota_s * 1000, s->c.up_seid, u->id,
 			PA_TM_TIMQU);
-		n += (st->perio_due != 0) + (st->timth_due != 0) + (st->timqu_due != 0);
+		arm_due(a, &st->quvti_due,
+			(u->triggers & UPF_RT_QUVTI) && u->has_qvt && !st->qv_reported,
+			st->qv_start_ms + (uint64_t)u->qvt_s * 1000, s->c.up_seid, u->id,
+			PA_TM_QUVTI);
+		n += (st->perio_due != 0) + (st->timth_due != 0) + (st->timqu_due != 0) +
+			(st->quvti_due != 0);
 	}
 	a->n_timed += n;
 	a->n_timed -= s->n_timed;
@@ -1658,6 +1673,13 @@ timers_run(struct pa_agent *a)
 			if (st->timth_due != t.due)
 				continue;
 			trig = PFCP_URT_TIMTH;
+		} else if (t.kind == PA_TM_QUVTI) {
+			/* Reported once; the quota stays until the SMF says otherwise. */
+			if (st->quvti_due != t.due || st->qv_reported)
+				continue;
+			trig = PFCP_URT_QUVTI;
+			st->qv_reported = true;
+			st->quvti_due = 0;
 		} else {
 			if (st->timqu_due != t.due || st->tq_exhausted)
 				continue;
@@ -2295,6 +2317,7 @@ ust_init(const struct pa_agent *a, struct pa_urr_st *st, uint32_t ntp)
 	st->tq_start_ms = a->now_ms;
 	st->start_ntp = ntp;
 	st->seen_ms = a->now_ms;
+	st->qv_start_ms = a->now_ms;
 }
 
 /*
@@ -2660,6 +2683,13 @@ apply_updates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, b
 			d->has_time_thresh = u->c.has_time_thresh;
 			d->time_thresh_s = u->c.time_thresh_s;
 		}
+		if (u->present & PFCP_URR_QVT) {
+			/* A new validity time runs from now. */
+			d->has_qvt = u->c.has_qvt;
+			d->qvt_s = u->c.qvt_s;
+			w->ust[k].qv_start_ms = a->now_ms;
+			w->ust[k].qv_reported = false;
+		}
 		if (u->present & PFCP_URR_QHT) {
 			/* The holding time counts from now. */
 			d->has_qht = u->c.has_qht;
@@ -2753,6 +2783,10 @@ validate(const struct pa_agent *a, const struct pa_work *w, struct pfcp_err *e)
 			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_TIME_THRESHOLD,
 				       PFCP_RULE_NONE, 0, "URR %u: TIMTH without a time threshold",
 				       u->id);
+		if ((u->triggers & UPF_RT_QUVTI) && !u->has_qvt)
+			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
+				       PFCP_IE_QUOTA_VALIDITY_TIME, PFCP_RULE_NONE, 0,
+				       "URR %u: QUVTI without a quota validity time", u->id);
 		if ((u->triggers & UPF_RT_QUHTI) && !u->has_qht)
 			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
 				       PFCP_IE_QUOTA_HOLDING_TIME, PFCP_RULE_NONE, 0,
@@ -3445,7 +3479,7 @@ on_heartbeat_resp(struct pa_agent *a, const struct pfcp_msg *m)
 static unsigned int
 feat_octets(const struct pa_agent *a)
 {
-	return a->up_features > 0xffff ? 3 : 2;
+	return a->up_features > 0xffffff ? 4 : a->up_features > 0xffff ? 3 : 2;
 }
 
 static void
@@ -4460,6 +4494,8 @@ tel_urr(struct rte_tel_data *d, const struct pa_agent *a, uint64_t seid,
 		rte_tel_data_add_dict_u64(c, "time_threshold_s", u->time_thresh_s);
 	if (u->has_qht)
 		rte_tel_data_add_dict_u64(c, "quota_holding_time_s", u->qht_s);
+	if (u->has_qvt)
+		rte_tel_data_add_dict_u64(c, "quota_validity_time_s", u->qvt_s);
 	if (u->triggers & UPF_RT_START)
 		rte_tel_data_add_dict_string(c, "start_of_traffic",
 					     st->start_done ? "reported" : "waiting");
@@ -4772,7 +4808,7 @@ pfcp_agent_start(const struct lf_config *cfg, struct upf_store *store, char *err
 	a->started = (uint64_t)time(NULL);
 	a->recovery_ts = ntp_now();
 	a->now_ms = a->scan_last_ms = mono_ms();
-	a->up_features = PFCP_UPF_FTUP | PFCP_UPF_PDIU;
+	a->up_features = PFCP_UPF_FTUP | PFCP_UPF_PDIU | PFCP_UPF_VTIME;
 	for (i = 0; i < a->uc.n_ni; i++) {
 		const struct lf_upf_ni_conf *ni = &a->uc.ni[i];
 		unsigned int j, k;

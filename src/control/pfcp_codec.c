@@ -1460,6 +1460,11 @@ h_urr(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 		u->c.qht_s = rd32(v);
 		u->present |= PFCP_URR_QHT;
 		break;
+	case PFCP_IE_QUOTA_VALIDITY_TIME:
+		u->c.has_qvt = true;
+		u->c.qvt_s = rd32(v);
+		u->present |= PFCP_URR_QVT;
+		break;
 	default:
 		break;
 	}
@@ -1476,6 +1481,7 @@ static const struct ie_desc create_urr_ies[] = {
 	{ PFCP_IE_TIME_THRESHOLD, 4, 0, h_urr },
 	{ PFCP_IE_TIME_QUOTA, 4, 0, h_urr },
 	{ PFCP_IE_QUOTA_HOLDING_TIME, 4, 0, h_urr },
+	{ PFCP_IE_QUOTA_VALIDITY_TIME, 4, 0, h_urr },
 };
 static const struct group g_create_urr = GROUP("Create URR", create_urr_ies);
 
@@ -1484,7 +1490,7 @@ static const struct ie_desc update_urr_ies[] = {
 	{ PFCP_IE_REPORTING_TRIGGERS, 1, 0, h_urr }, { PFCP_IE_MEASUREMENT_PERIOD, 4, 0, h_urr },
 	{ PFCP_IE_VOLUME_THRESHOLD, 1, 0, h_urr },   { PFCP_IE_VOLUME_QUOTA, 1, 0, h_urr },
 	{ PFCP_IE_TIME_THRESHOLD, 4, 0, h_urr },     { PFCP_IE_TIME_QUOTA, 4, 0, h_urr },
-	{ PFCP_IE_QUOTA_HOLDING_TIME, 4, 0, h_urr },
+	{ PFCP_IE_QUOTA_HOLDING_TIME, 4, 0, h_urr }, { PFCP_IE_QUOTA_VALIDITY_TIME, 4, 0, h_urr },
 };
 static const struct group g_update_urr = GROUP("Update URR", update_urr_ies);
 
@@ -1503,6 +1509,7 @@ urr_check(struct dec *d, const struct pfcp_urr *u)
 		{ UPF_RT_VOLQU, PFCP_URR_VOL_QUOTA, PFCP_IE_VOLUME_QUOTA },
 		{ UPF_RT_TIMQU, PFCP_URR_TIME_QUOTA, PFCP_IE_TIME_QUOTA },
 		{ UPF_RT_QUHTI, PFCP_URR_QHT, PFCP_IE_QUOTA_HOLDING_TIME },
+		{ UPF_RT_QUVTI, PFCP_URR_QVT, PFCP_IE_QUOTA_VALIDITY_TIME },
 	};
 	unsigned int i;
 
@@ -2004,6 +2011,7 @@ ie_name(uint16_t type)
 		{ PFCP_IE_VOLUME_QUOTA, "Volume Quota" },
 		{ PFCP_IE_TIME_QUOTA, "Time Quota" },
 		{ PFCP_IE_QUOTA_HOLDING_TIME, "Quota Holding Time" },
+		{ PFCP_IE_QUOTA_VALIDITY_TIME, "Quota Validity Time" },
 		{ PFCP_IE_QUERY_URR, "Query URR" },
 		{ PFCP_IE_URR_ID, "URR ID" },
 		{ PFCP_IE_OUTER_HEADER_CREATION, "Outer Header Creation" },

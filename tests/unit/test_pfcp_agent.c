@@ -930,6 +930,9 @@ test_association(void **state)
 	/* UEIP (octet 7 bit 3): "internet" has a ue_alloc. */
 	assert_true(t.len >= 3);
 	assert_int_equal(t.v[2] & 0x04, 0x04);
+	/* VTIME (octet 8 bit 3): Quota Validity Time. */
+	assert_true(t.len >= 4);
+	assert_int_equal(t.v[3] & 0x04, 0x04);
 	/* "internet"'s pool, announced: Pool Identity and Network Instance. */
 	assert_true(msg_ie(PFCP_IE_UE_IP_POOL_INFO, 0, &t));
 	assert_int_equal(t.len, 4 + 8 + 4 + 8);
@@ -2268,6 +2271,73 @@ test_start_and_holding(void **state)
 	delete (up);
 }
 
+/* URR 10: volume, QUVTI with a Quota Validity Time of qvt seconds (Create or Update URR). */
+static void
+w_validity_urr(uint16_t group, uint32_t qvt)
+{
+	size_t g = pfcp_w_ie_begin(&w, group), o;
+
+	pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 10);
+	if (group == PFCP_IE_CREATE_URR) {
+		pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_VOLUM);
+		o = pfcp_w_ie_begin(&w, PFCP_IE_REPORTING_TRIGGERS);
+		pfcp_w_raw8(&w, 0);
+		pfcp_w_raw8(&w, (uint8_t)(UPF_RT_QUVTI >> 8));
+		pfcp_w_ie_end(&w, o);
+	}
+	pfcp_w_ie_u32(&w, PFCP_IE_QUOTA_VALIDITY_TIME, qvt);
+	pfcp_w_ie_end(&w, g);
+}
+
+/*
+ * Quota Validity Time (QUVTI, VTIME advertised): one report no earlier
+ * than the time after the URR got it (1 s: a lower bound only), with the
+ * usage so far, then none, a modification of other rules included; an
+ * Update URR with a new time starts it again.
+ */
+static void
+test_quota_validity(void **state)
+{
+	const struct upf_sess_dp *s;
+	struct timespec t0;
+	struct urep u;
+	uint64_t up;
+
+	(void)state;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	w_plain_session(74, UE_POOL + 74, UPF_FAR_FORW, 10);
+	w_validity_urr(PFCP_IE_CREATE_URR, 1);
+	end_send();
+	up = est_ok(74);
+	s = dp_of_ue(UE_POOL + 74);
+	traffic(s, 0, 70, 0);
+	recv_type(PFCP_SESS_REPORT_REQ, 5000);
+	assert_true(ms_since(&t0) >= 1000);
+	assert_true(usage(PFCP_IE_USAGE_REPORT_SRR, 0, &u));
+	assert_int_equal(u.urr, 10);
+	assert_int_equal(u.trigger, PFCP_URT_QUVTI);
+	assert_int_equal(u.ul, 70);
+	report_ack(PFCP_CAUSE_ACCEPTED);
+	/* A modification that does not give a new time does not report again. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_update_far(2, UPF_FAR_FORW, 0x4474);
+	mod_answer(PFCP_CAUSE_ACCEPTED, 0);
+	recv_none(1500);
+	/* Forwarding goes on: the quota is the SMF's to change. */
+	s = dp_of_ue(UE_POOL + 74);
+	assert_int_equal(s->far[s->pdr[0].far].apply, UPF_FAR_FORW);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_validity_urr(PFCP_IE_UPDATE_URR, 1);
+	mod_answer(PFCP_CAUSE_ACCEPTED, 0);
+	recv_type(PFCP_SESS_REPORT_REQ, 5000);
+	assert_true(ms_since(&t0) >= 1000);
+	assert_true(usage(PFCP_IE_USAGE_REPORT_SRR, 0, &u));
+	assert_int_equal(u.trigger, PFCP_URT_QUVTI);
+	report_ack(PFCP_CAUSE_ACCEPTED);
+	delete (up);
+}
+
 static void
 test_quota_and_period(void **state)
 {
@@ -3181,6 +3251,7 @@ main(void)
 		cmocka_unit_test(test_volume_by_direction),
 		cmocka_unit_test(test_time_quota),
 		cmocka_unit_test(test_start_and_holding),
+		cmocka_unit_test(test_quota_validity),
 		cmocka_unit_test(test_quota_and_period),
 		cmocka_unit_test(test_buffering),
 		cmocka_unit_test(test_bar),

@@ -1383,6 +1383,9 @@ test_urr_start_holding(void **state)
 	assert_true(msg.create_urr[0].present & PFCP_URR_QHT);
 	n = est_with_urr(UPF_RT_QUHTI, 0);
 	REJECTS(buf, n, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_QUOTA_HOLDING_TIME);
+	/* QUVTI (octet 6 bit 8) needs its Quota Validity Time too. */
+	n = est_with_urr(UPF_RT_QUVTI, 0);
+	REJECTS(buf, n, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_QUOTA_VALIDITY_TIME);
 }
 
 /*
