@@ -1619,7 +1619,8 @@ sess_arm(struct pa_agent *a, struct pa_sess *s, const bool *fresh)
 			st->tq_start_ms + (uint64_t)u->time_quota_s * 1000, s->c.up_seid, u->id,
 			PA_TM_TIMQU);
 		arm_due(a, &st->quvti_due,
-			(u->triggers & UPF_RT_QUVTI) && u->has_qvt && !st->qv_reported,
+			(u->triggers & UPF_RT_QUVTI) && u->has_qvt && u->qvt_s != 0 &&
+				!st->qv_reported,
 			st->qv_start_ms + (uint64_t)u->qvt_s * 1000, s->c.up_seid, u->id,
 			PA_TM_QUVTI);
 		n += (st->perio_due != 0) + (st->timth_due != 0) + (st->timqu_due != 0) +
