@@ -153,6 +153,7 @@ enum pfcp_ie_type {
 	PFCP_IE_USAGE_REPORT_SDR = 79,
 	PFCP_IE_USAGE_REPORT_SRR = 80,
 	PFCP_IE_URR_ID = 81,
+	PFCP_IE_LINKED_URR_ID = 82,
 	PFCP_IE_DOWNLINK_DATA_REPORT = 83,
 	PFCP_IE_OUTER_HEADER_CREATION = 84,
 	PFCP_IE_CREATE_BAR = 85,
@@ -376,6 +377,7 @@ struct pfcp_qer {
 #define PFCP_URR_TIME_QUOTA 0x80
 #define PFCP_URR_QHT 0x100 /**< Quota Holding Time. */
 #define PFCP_URR_QVT 0x200 /**< Quota Validity Time. */
+#define PFCP_URR_LINKED 0x400 /**< Linked URR IDs (replaced as a whole on update). */
 
 /** A Create URR or Update URR. */
 struct pfcp_urr {

@@ -46,6 +46,7 @@
 #define UPF_MAX_SDF 8 /**< SDF filters of one PDR. */
 #define UPF_MAX_PDR_QER 2 /**< QERs one PDR names. */
 #define UPF_MAX_PDR_URR 2 /**< URRs one PDR names. */
+#define UPF_MAX_URR_LINKED 4 /**< Linked URR IDs of one URR (LIUSA). */
 #define UPF_MAX_NI 16 /**< Network instances ([network_instance NAME]). */
 /**
  * IPv6 prefix delegation bits a UE prefix may have (TS 29.244 8.2.62
@@ -226,6 +227,7 @@ struct upf_qer_conf {
 #define UPF_RT_QUHTI 0x0008 /**< Quota Holding Time: no traffic for qht_s. */
 #define UPF_RT_START 0x0010 /**< Start of traffic. */
 #define UPF_RT_QUVTI 0x8000 /**< Quota Validity Time (octet 6 bit 8). */
+#define UPF_RT_LIUSA 0x0080 /**< Linked usage reporting (octet 5 bit 8). */
 #define UPF_RT_VOLQU 0x0100
 #define UPF_RT_TIMQU 0x0200
 
@@ -258,6 +260,8 @@ struct upf_urr_conf {
 	uint32_t qht_s; /**< QUHTI: Quota Holding Time, seconds without a packet. */
 	bool has_qvt;
 	uint32_t qvt_s; /**< QUVTI: Quota Validity Time, seconds from when it was given. */
+	uint8_t n_linked;
+	uint32_t linked[UPF_MAX_URR_LINKED]; /**< LIUSA: report when one of these does. */
 };
 
 /**

@@ -1345,6 +1345,40 @@ usage_report(struct pa_agent *a, uint64_t seid, const struct upf_urr_conf *u, st
 }
 
 /* A Session Report Request to the session's CP. */
+/*
+ * Linked usage reporting (LIUSA): each URR of s whose Linked URR IDs name
+ * one that reports in rep[0..*n) reports with it (trigger LIUSA), once.
+ * rep has room for every URR of the session.
+ */
+static void
+linked_reports(struct pa_agent *a, struct pa_sess *s, struct pfcp_usage_report *rep,
+	       unsigned int *n, uint32_t ntp)
+{
+	const unsigned int n0 = *n;
+	unsigned int k, i, j;
+
+	for (k = 0; k < s->c.n_urr; k++) {
+		const struct upf_urr_conf *u = &s->c.urr[k];
+		struct upf_usage now_u;
+		bool hit = false;
+
+		if (!(u->triggers & UPF_RT_LIUSA) || u->n_linked == 0)
+			continue;
+		for (j = 0; j < *n && rep[j].urr_id != u->id; j++)
+			;
+		if (j < *n)
+			continue; /* It reports already. */
+		for (i = 0; i < u->n_linked && !hit; i++)
+			for (j = 0; j < n0 && !hit; j++)
+				hit = rep[j].urr_id == u->linked[i];
+		if (!hit)
+			continue;
+		usage_read(a, s->c.up_seid, u->id, &now_u);
+		usage_report(a, s->c.up_seid, u, &s->ust[k], &now_u, PFCP_URT_LIUSA, ntp,
+			     &rep[(*n)++]);
+	}
+}
+
 static void
 send_report(struct pa_agent *a, const struct pa_sess *s, uint8_t type, const uint16_t *dl_pdr,
 	    unsigned int n_dl, const struct pfcp_usage_report *u, unsigned int n_u)
@@ -1537,8 +1571,10 @@ sess_check_volume(struct pa_agent *a, struct pa_sess *s)
 			ntp = ntp_now();
 		usage_report(a, s->c.up_seid, u, st, &now_u, trig, ntp, &rep[n++]);
 	}
-	if (n != 0)
+	if (n != 0) {
+		linked_reports(a, s, rep, &n, ntp);
 		send_report(a, s, PFCP_REPORT_USAR, NULL, 0, rep, n);
+	}
 	if (quota)
 		sess_republish(a, s);
 	if ((quota || rewatch) && !sess_needs_watch(&s->c, s->ust))
@@ -1636,7 +1672,9 @@ timers_run(struct pa_agent *a)
 {
 	while (a->heap_n != 0 && a->heap[0].due <= a->now_ms) {
 		struct pa_timer t = a->heap[0];
-		struct pfcp_usage_report rep;
+		struct pfcp_usage_report rep[UPF_MAX_URR];
+		unsigned int n_rep = 1;
+		uint32_t ntp;
 		const struct upf_urr_conf *u;
 		struct upf_usage now_u;
 		struct pa_urr_st *st;
@@ -1689,8 +1727,10 @@ timers_run(struct pa_agent *a)
 			a->n.quota_exhausted++;
 		}
 		usage_read(a, t.seid, u->id, &now_u);
-		usage_report(a, t.seid, u, st, &now_u, trig, ntp_now(), &rep);
-		send_report(a, s, PFCP_REPORT_USAR, NULL, 0, &rep, 1);
+		ntp = ntp_now();
+		usage_report(a, t.seid, u, st, &now_u, trig, ntp, &rep[0]);
+		linked_reports(a, s, rep, &n_rep, ntp);
+		send_report(a, s, PFCP_REPORT_USAR, NULL, 0, rep, n_rep);
 		/* Used up: the PDRs counting into it drop, as for a volume quota. */
 		if (trig == PFCP_URT_TIMQU)
 			sess_republish(a, s);
@@ -2463,6 +2503,22 @@ pdrs_forget(struct pa_work *w, uint32_t id, bool urr)
 	}
 }
 
+/* A removed URR is no longer one the others link their reports to. */
+static void
+urrs_unlink(struct pa_work *w, uint32_t id)
+{
+	unsigned int i, j, n;
+
+	for (i = 0; i < w->c.n_urr; i++) {
+		struct upf_urr_conf *u = &w->urr[i];
+
+		for (j = n = 0; j < u->n_linked; j++)
+			if (u->linked[j] != id)
+				u->linked[n++] = u->linked[j];
+		u->n_linked = (uint8_t)n;
+	}
+}
+
 /* Remove PDR / FAR / QER / URR; a removed URR's last usage goes into rep (TERMR). */
 static int
 apply_removes(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, uint32_t ntp,
@@ -2526,6 +2582,7 @@ apply_removes(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, u
 		REMOVE_AT(w->urr_new, w->c.n_urr, k);
 		w->c.n_urr--;
 		pdrs_forget(w, m->remove_urr[i], true);
+		urrs_unlink(w, m->remove_urr[i]);
 	}
 	return 0;
 }
@@ -2684,6 +2741,10 @@ apply_updates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, b
 			d->has_time_thresh = u->c.has_time_thresh;
 			d->time_thresh_s = u->c.time_thresh_s;
 		}
+		if (u->present & PFCP_URR_LINKED) {
+			d->n_linked = u->c.n_linked;
+			memcpy(d->linked, u->c.linked, sizeof(d->linked));
+		}
 		if (u->present & PFCP_URR_QVT) {
 			/* A new validity time runs from now. */
 			d->has_qvt = u->c.has_qvt;
@@ -2784,6 +2845,14 @@ validate(const struct pa_agent *a, const struct pa_work *w, struct pfcp_err *e)
 			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_TIME_THRESHOLD,
 				       PFCP_RULE_NONE, 0, "URR %u: TIMTH without a time threshold",
 				       u->id);
+		for (j = 0; j < u->n_linked; j++)
+			if (u->linked[j] == u->id || urr_index(&w->c, u->linked[j]) < 0)
+				return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_LINKED_URR_ID,
+					       PFCP_RULE_URR, u->id,
+					       "URR %u: Linked URR ID %u is %s", u->id,
+					       u->linked[j],
+					       u->linked[j] == u->id ? "itself"
+								     : "not the session's");
 		if ((u->triggers & UPF_RT_QUVTI) && !u->has_qvt)
 			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
 				       PFCP_IE_QUOTA_VALIDITY_TIME, PFCP_RULE_NONE, 0,
@@ -4497,6 +4566,12 @@ tel_urr(struct rte_tel_data *d, const struct pa_agent *a, uint64_t seid,
 		rte_tel_data_add_dict_u64(c, "quota_holding_time_s", u->qht_s);
 	if (u->has_qvt)
 		rte_tel_data_add_dict_u64(c, "quota_validity_time_s", u->qvt_s);
+	if (u->n_linked != 0) {
+		char b[96];
+
+		rte_tel_data_add_dict_string(c, "linked_urrs",
+					     ids_str(u->linked, u->n_linked, b, sizeof(b)));
+	}
 	if (u->triggers & UPF_RT_START)
 		rte_tel_data_add_dict_string(c, "start_of_traffic",
 					     st->start_done ? "reported" : "waiting");

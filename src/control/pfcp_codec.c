@@ -1465,6 +1465,14 @@ h_urr(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 		u->c.qvt_s = rd32(v);
 		u->present |= PFCP_URR_QVT;
 		break;
+	case PFCP_IE_LINKED_URR_ID:
+		if (u->c.n_linked == UPF_MAX_URR_LINKED)
+			return fail(d, PFCP_CAUSE_RULE_FAILURE, t,
+				    "URR %u: more than %d Linked URR IDs", u->c.id,
+				    UPF_MAX_URR_LINKED);
+		u->c.linked[u->c.n_linked++] = rd32(v);
+		u->present |= PFCP_URR_LINKED;
+		break;
 	default:
 		break;
 	}
@@ -1482,15 +1490,17 @@ static const struct ie_desc create_urr_ies[] = {
 	{ PFCP_IE_TIME_QUOTA, 4, 0, h_urr },
 	{ PFCP_IE_QUOTA_HOLDING_TIME, 4, 0, h_urr },
 	{ PFCP_IE_QUOTA_VALIDITY_TIME, 4, 0, h_urr },
+	{ PFCP_IE_LINKED_URR_ID, 4, IE_MULTI, h_urr },
 };
 static const struct group g_create_urr = GROUP("Create URR", create_urr_ies);
 
 static const struct ie_desc update_urr_ies[] = {
-	{ PFCP_IE_URR_ID, 4, IE_MAND, h_urr },       { PFCP_IE_MEASUREMENT_METHOD, 1, 0, h_urr },
-	{ PFCP_IE_REPORTING_TRIGGERS, 1, 0, h_urr }, { PFCP_IE_MEASUREMENT_PERIOD, 4, 0, h_urr },
-	{ PFCP_IE_VOLUME_THRESHOLD, 1, 0, h_urr },   { PFCP_IE_VOLUME_QUOTA, 1, 0, h_urr },
-	{ PFCP_IE_TIME_THRESHOLD, 4, 0, h_urr },     { PFCP_IE_TIME_QUOTA, 4, 0, h_urr },
-	{ PFCP_IE_QUOTA_HOLDING_TIME, 4, 0, h_urr }, { PFCP_IE_QUOTA_VALIDITY_TIME, 4, 0, h_urr },
+	{ PFCP_IE_URR_ID, 4, IE_MAND, h_urr },         { PFCP_IE_MEASUREMENT_METHOD, 1, 0, h_urr },
+	{ PFCP_IE_REPORTING_TRIGGERS, 1, 0, h_urr },   { PFCP_IE_MEASUREMENT_PERIOD, 4, 0, h_urr },
+	{ PFCP_IE_VOLUME_THRESHOLD, 1, 0, h_urr },     { PFCP_IE_VOLUME_QUOTA, 1, 0, h_urr },
+	{ PFCP_IE_TIME_THRESHOLD, 4, 0, h_urr },       { PFCP_IE_TIME_QUOTA, 4, 0, h_urr },
+	{ PFCP_IE_QUOTA_HOLDING_TIME, 4, 0, h_urr },   { PFCP_IE_QUOTA_VALIDITY_TIME, 4, 0, h_urr },
+	{ PFCP_IE_LINKED_URR_ID, 4, IE_MULTI, h_urr },
 };
 static const struct group g_update_urr = GROUP("Update URR", update_urr_ies);
 
@@ -1510,6 +1520,7 @@ urr_check(struct dec *d, const struct pfcp_urr *u)
 		{ UPF_RT_TIMQU, PFCP_URR_TIME_QUOTA, PFCP_IE_TIME_QUOTA },
 		{ UPF_RT_QUHTI, PFCP_URR_QHT, PFCP_IE_QUOTA_HOLDING_TIME },
 		{ UPF_RT_QUVTI, PFCP_URR_QVT, PFCP_IE_QUOTA_VALIDITY_TIME },
+		{ UPF_RT_LIUSA, PFCP_URR_LINKED, PFCP_IE_LINKED_URR_ID },
 	};
 	unsigned int i;
 
@@ -2012,6 +2023,7 @@ ie_name(uint16_t type)
 		{ PFCP_IE_TIME_QUOTA, "Time Quota" },
 		{ PFCP_IE_QUOTA_HOLDING_TIME, "Quota Holding Time" },
 		{ PFCP_IE_QUOTA_VALIDITY_TIME, "Quota Validity Time" },
+		{ PFCP_IE_LINKED_URR_ID, "Linked URR ID" },
 		{ PFCP_IE_QUERY_URR, "Query URR" },
 		{ PFCP_IE_URR_ID, "URR ID" },
 		{ PFCP_IE_OUTER_HEADER_CREATION, "Outer Header Creation" },

@@ -2338,6 +2338,80 @@ test_quota_validity(void **state)
 	delete (up);
 }
 
+/* A Create URR id (volume): VOLTH at thresh bytes when thresh != 0, else LIUSA linked to link. */
+static void
+w_linked_urr(uint32_t id, uint64_t thresh, uint32_t link)
+{
+	size_t g = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR), o;
+	const uint16_t trig = thresh != 0 ? UPF_RT_VOLTH : UPF_RT_LIUSA;
+
+	pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, id);
+	pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_VOLUM);
+	o = pfcp_w_ie_begin(&w, PFCP_IE_REPORTING_TRIGGERS);
+	pfcp_w_raw8(&w, (uint8_t)trig);
+	pfcp_w_raw8(&w, (uint8_t)(trig >> 8));
+	pfcp_w_ie_end(&w, o);
+	if (thresh != 0)
+		w_vol(PFCP_IE_VOLUME_THRESHOLD, thresh);
+	else
+		pfcp_w_ie_u32(&w, PFCP_IE_LINKED_URR_ID, link);
+	pfcp_w_ie_end(&w, g);
+}
+
+/*
+ * Linked usage reporting (LIUSA): URR 12, linked to URR 11, reports in the
+ * same Session Report Request as 11's volume threshold report, with its own
+ * usage since its last report; URRs not linked do not. A Linked URR ID
+ * naming a URR the session lacks is Cause 73 naming the URR; removing the
+ * URR it links to unlinks it.
+ */
+static void
+test_linked_usage(void **state)
+{
+	const struct upf_sess_dp *s;
+	struct urep u[3];
+	uint64_t up;
+
+	(void)state;
+	w_plain_session(75, UE_POOL + 75, UPF_FAR_FORW, 11);
+	w_linked_urr(11, 1000, 0);
+	w_linked_urr(12, 0, 99);
+	end_send();
+	recv_type(PFCP_SESS_EST_RESP, 2000);
+	assert_cause(PFCP_CAUSE_RULE_FAILURE);
+	assert_true(msg_ie(PFCP_IE_OFFENDING_IE, 0, &ue_ie));
+	assert_int_equal(be(ue_ie.v, 2), PFCP_IE_LINKED_URR_ID);
+
+	w_plain_session(75, UE_POOL + 75, UPF_FAR_FORW, 11);
+	w_linked_urr(11, 1000, 0);
+	w_linked_urr(12, 0, 11);
+	w_linked_urr(13, 0, 12); /* Linked to 12, which is not the one reporting first. */
+	end_send();
+	up = est_ok(75);
+	s = dp_of_ue(UE_POOL + 75);
+	assert_int_equal(s->n_urr, 3);
+	traffic(s, 2, 20, 0);
+	traffic(s, 1, 50, 0);
+	recv_none(300);
+	traffic(s, 0, 600, 600);
+	recv_type(PFCP_SESS_REPORT_REQ, 3000);
+	assert_true(usage(PFCP_IE_USAGE_REPORT_SRR, 0, &u[0]));
+	assert_true(usage(PFCP_IE_USAGE_REPORT_SRR, 1, &u[1]));
+	assert_false(usage(PFCP_IE_USAGE_REPORT_SRR, 2, &u[2]));
+	assert_int_equal(u[0].urr, 11);
+	assert_int_equal(u[0].trigger, PFCP_URT_VOLTH);
+	assert_int_equal(u[1].urr, 12);
+	assert_int_equal(u[1].trigger, PFCP_URT_LIUSA);
+	assert_int_equal(u[1].ul, 50);
+	report_ack(PFCP_CAUSE_ACCEPTED);
+	recv_none(300);
+	/* URR 11 goes: 12 is linked to nothing, and the session is accepted. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_id_group(PFCP_IE_REMOVE_URR, PFCP_IE_URR_ID, 11);
+	mod_answer(PFCP_CAUSE_ACCEPTED, 0);
+	delete (up);
+}
+
 static void
 test_quota_and_period(void **state)
 {
@@ -3252,6 +3326,7 @@ main(void)
 		cmocka_unit_test(test_time_quota),
 		cmocka_unit_test(test_start_and_holding),
 		cmocka_unit_test(test_quota_validity),
+		cmocka_unit_test(test_linked_usage),
 		cmocka_unit_test(test_quota_and_period),
 		cmocka_unit_test(test_buffering),
 		cmocka_unit_test(test_bar),

@@ -1366,7 +1366,10 @@ est_with_urr(uint16_t trig, uint32_t qht)
 	return est_end(&w);
 }
 
-/* START and QUHTI with its Quota Holding Time decode; QUHTI without one is 67 naming it. */
+/*
+ * START and QUHTI with its Quota Holding Time decode; QUHTI, QUVTI or
+ * LIUSA without its IE is 67 naming it.
+ */
 static void
 test_urr_start_holding(void **state)
 {
@@ -1386,6 +1389,9 @@ test_urr_start_holding(void **state)
 	/* QUVTI (octet 6 bit 8) needs its Quota Validity Time too. */
 	n = est_with_urr(UPF_RT_QUVTI, 0);
 	REJECTS(buf, n, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_QUOTA_VALIDITY_TIME);
+	/* LIUSA needs a Linked URR ID. */
+	n = est_with_urr(UPF_RT_LIUSA, 0);
+	REJECTS(buf, n, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_LINKED_URR_ID);
 }
 
 /*
