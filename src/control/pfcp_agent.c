@@ -1344,7 +1344,6 @@ usage_report(struct pa_agent *a, uint64_t seid, const struct upf_urr_conf *u, st
 	}
 }
 
-/* A Session Report Request to the session's CP. */
 /*
  * Linked usage reporting (LIUSA): each URR of s whose Linked URR IDs name
  * one that reports in rep[0..*n) reports with it (trigger LIUSA), once.
@@ -1379,6 +1378,7 @@ linked_reports(struct pa_agent *a, struct pa_sess *s, struct pfcp_usage_report *
 	}
 }
 
+/* A Session Report Request to the session's CP. */
 static void
 send_report(struct pa_agent *a, const struct pa_sess *s, uint8_t type, const uint16_t *dl_pdr,
 	    unsigned int n_dl, const struct pfcp_usage_report *u, unsigned int n_u)
@@ -1787,12 +1787,6 @@ send_dldr(struct pa_agent *a, struct pa_sess *s)
 	s->dldr_sent = true;
 }
 
-/*
- * A packet a worker handed over for a BUFF or NOCP FAR. The worker says
- * which session, not which FAR: the session's FARs decide. BUFF holds it
- * (up to buffer_packets); NOCP reports once per buffering episode (until
- * the CP updates a FAR); NOCP without BUFF frees it after the report.
- */
 /* Packets a BUFF FAR of s holds at most: [upf] buffer_packets, or its BAR's count below it. */
 static unsigned int
 sess_buffer_limit(const struct pa_agent *a, const struct pa_sess *s)
@@ -1801,6 +1795,14 @@ sess_buffer_limit(const struct pa_agent *a, const struct pa_sess *s)
 		? RTE_MIN((unsigned int)s->bar.count, a->uc.buffer_packets)
 		: a->uc.buffer_packets;
 }
+
+/*
+ * A packet a worker handed over for a BUFF or NOCP FAR. The worker says
+ * which session, not which FAR: the session's FARs decide. BUFF holds it
+ * (up to sess_buffer_limit); NOCP reports once per buffering episode
+ * (until the CP updates a FAR), after the BAR's delay if it has one; NOCP
+ * without BUFF frees it after the report.
+ */
 
 static void
 sess_buffer(struct pa_agent *a, struct pa_sess *s, struct rte_mbuf *m)
@@ -2486,20 +2488,30 @@ apply_creates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, u
  * A removed QER or URR leaves the PDRs that named it (a FAR does not: a PDR
  * needs one, so removing a FAR still in use fails validation).
  */
+/* Drop id from the list ids[0..*cnt). */
+static void
+ids_drop(uint32_t *ids, uint8_t *cnt, uint32_t id)
+{
+	unsigned int j, n;
+
+	for (j = n = 0; j < *cnt; j++)
+		if (ids[j] != id)
+			ids[n++] = ids[j];
+	*cnt = (uint8_t)n;
+}
+
 static void
 pdrs_forget(struct pa_work *w, uint32_t id, bool urr)
 {
-	unsigned int i, j, n;
+	unsigned int i;
 
 	for (i = 0; i < w->c.n_pdr; i++) {
 		struct upf_pdr_conf *p = &w->pdr[i];
-		uint32_t *ids = urr ? p->urr_id : p->qer_id;
-		uint8_t *cnt = urr ? &p->n_urr : &p->n_qer;
 
-		for (j = n = 0; j < *cnt; j++)
-			if (ids[j] != id)
-				ids[n++] = ids[j];
-		*cnt = (uint8_t)n;
+		if (urr)
+			ids_drop(p->urr_id, &p->n_urr, id);
+		else
+			ids_drop(p->qer_id, &p->n_qer, id);
 	}
 }
 
@@ -2507,16 +2519,10 @@ pdrs_forget(struct pa_work *w, uint32_t id, bool urr)
 static void
 urrs_unlink(struct pa_work *w, uint32_t id)
 {
-	unsigned int i, j, n;
+	unsigned int i;
 
-	for (i = 0; i < w->c.n_urr; i++) {
-		struct upf_urr_conf *u = &w->urr[i];
-
-		for (j = n = 0; j < u->n_linked; j++)
-			if (u->linked[j] != id)
-				u->linked[n++] = u->linked[j];
-		u->n_linked = (uint8_t)n;
-	}
+	for (i = 0; i < w->c.n_urr; i++)
+		ids_drop(w->urr[i].linked, &w->urr[i].n_linked, id);
 }
 
 /* Remove PDR / FAR / QER / URR; a removed URR's last usage goes into rep (TERMR). */

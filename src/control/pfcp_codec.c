@@ -250,19 +250,15 @@ find_id(const uint8_t *p, size_t len, uint16_t type, uint32_t *id)
 		if (n > len - off - 4)
 			return false;
 		if (t == type) {
-			if (type == PFCP_IE_PDR_ID && n >= 2) {
-				*id = rd16(p + off + 4);
-				return true;
-			}
-			if (type == PFCP_IE_BAR_ID && n >= 1) {
-				*id = p[off + 4];
-				return true;
-			}
-			if (type != PFCP_IE_PDR_ID && type != PFCP_IE_BAR_ID && n >= 4) {
-				*id = rd32(p + off + 4);
-				return true;
-			}
-			return false;
+			/* A PDR ID is two octets, a BAR ID one, the other rule IDs four. */
+			const uint16_t w = type == PFCP_IE_PDR_ID ? 2
+				: type == PFCP_IE_BAR_ID          ? 1
+								  : 4;
+
+			if (n < w)
+				return false;
+			*id = w == 2 ? rd16(p + off + 4) : w == 1 ? p[off + 4] : rd32(p + off + 4);
+			return true;
 		}
 		off += 4 + (size_t)n;
 	}
@@ -1109,8 +1105,8 @@ static const struct ie_desc pdi_ies[] = {
 	{ PFCP_IE_APPLICATION_ID, 0, 0, h_unsupported },
 	{ PFCP_IE_TRAFFIC_ENDPOINT_ID, 1, IE_MULTI, h_te_id },
 	{ PFCP_IE_ETHERNET_PACKET_FILTER, 0, 0, h_unsupported },
-	{ 153 /* Framed-Route */, 0, 0, h_unsupported },
-	{ 155 /* Framed-IPv6-Route */, 0, 0, h_unsupported },
+	{ PFCP_IE_FRAMED_ROUTE, 0, 0, h_unsupported },
+	{ PFCP_IE_FRAMED_IPV6_ROUTE, 0, 0, h_unsupported },
 };
 static const struct group g_pdi = GROUP("PDI", pdi_ies);
 
@@ -1710,8 +1706,8 @@ static const struct ie_desc create_te_ies[] = {
 	{ PFCP_IE_UE_IP_ADDRESS, 1, IE_MULTI, h_ue_ip },
 	{ PFCP_IE_QFI, 1, IE_MULTI, h_pdr_qfi },
 	{ PFCP_IE_UE_IP_POOL_ID, 2, IE_MULTI, h_pool_id },
-	{ 153 /* Framed-Route */, 0, 0, h_unsupported },
-	{ 155 /* Framed-IPv6-Route */, 0, 0, h_unsupported },
+	{ PFCP_IE_FRAMED_ROUTE, 0, 0, h_unsupported },
+	{ PFCP_IE_FRAMED_IPV6_ROUTE, 0, 0, h_unsupported },
 };
 static const struct group g_create_te = GROUP("Create Traffic Endpoint", create_te_ies);
 static const struct group g_update_te = GROUP("Update Traffic Endpoint", create_te_ies);
@@ -1723,26 +1719,25 @@ static int
 h_te(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 {
 	struct pfcp_msg *m = obj;
+	struct pfcp_pdr *arr, *p, one;
 	const struct group *g;
-	struct pfcp_pdr *p, one;
 	uint8_t *cnt;
 
 	switch (t) {
 	case PFCP_IE_CREATE_TRAFFIC_ENDPOINT:
-		g = &g_create_te, cnt = &m->n_create_te;
-		p = &m->create_te[RTE_MIN(*cnt, PFCP_MAX_TE - 1)];
+		g = &g_create_te, cnt = &m->n_create_te, arr = m->create_te;
 		break;
 	case PFCP_IE_UPDATE_TRAFFIC_ENDPOINT:
-		g = &g_update_te, cnt = &m->n_update_te;
-		p = &m->update_te[RTE_MIN(*cnt, PFCP_MAX_TE - 1)];
+		g = &g_update_te, cnt = &m->n_update_te, arr = m->update_te;
 		break;
 	default:
-		g = &g_remove_te, cnt = &m->n_remove_te, p = &one;
+		g = &g_remove_te, cnt = &m->n_remove_te, arr = NULL;
 		break;
 	}
 	if (*cnt >= PFCP_MAX_TE)
 		return fail(d, PFCP_CAUSE_RULE_FAILURE, t, "more than %u %s in one message",
 			    PFCP_MAX_TE, ie_name(t));
+	p = arr != NULL ? &arr[*cnt] : &one;
 	memset(p, 0, sizeof(*p));
 	p->c.ni = UPF_NI_NONE;
 	/* No Failed Rule ID names a Traffic Endpoint: the Offending IE does. */
@@ -2052,8 +2047,8 @@ ie_name(uint16_t type)
 		{ PFCP_IE_CREATED_TRAFFIC_ENDPOINT, "Created Traffic Endpoint" },
 		{ PFCP_IE_TRAFFIC_ENDPOINT_ID, "Traffic Endpoint ID" },
 		{ PFCP_IE_ETHERNET_PACKET_FILTER, "Ethernet Packet Filter" },
-		{ 153, "Framed-Route" },
-		{ 155, "Framed-IPv6-Route" },
+		{ PFCP_IE_FRAMED_ROUTE, "Framed-Route" },
+		{ PFCP_IE_FRAMED_IPV6_ROUTE, "Framed-IPv6-Route" },
 	};
 	unsigned int i;
 

@@ -406,17 +406,29 @@ w_vol_dir(uint16_t type, uint64_t ul, uint64_t dl)
 	pfcp_w_ie_end(&w, o);
 }
 
+/* A URR's first IEs inside an open Create / Update URR: its ID, the method and triggers unless 0. */
 static void
-w_create_urr(uint32_t id, uint16_t trig, uint64_t thresh, uint64_t quota, uint32_t period)
+w_urr_head(uint32_t id, uint8_t method, uint16_t trig)
 {
-	size_t g = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR), o;
+	size_t o;
 
 	pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, id);
-	pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_VOLUM | UPF_MM_DURAT);
+	if (method != 0)
+		pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, method);
+	if (trig == 0)
+		return;
 	o = pfcp_w_ie_begin(&w, PFCP_IE_REPORTING_TRIGGERS);
 	pfcp_w_raw8(&w, (uint8_t)trig);
 	pfcp_w_raw8(&w, (uint8_t)(trig >> 8));
 	pfcp_w_ie_end(&w, o);
+}
+
+static void
+w_create_urr(uint32_t id, uint16_t trig, uint64_t thresh, uint64_t quota, uint32_t period)
+{
+	size_t g = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR);
+
+	w_urr_head(id, UPF_MM_VOLUM | UPF_MM_DURAT, trig);
 	if (thresh != 0)
 		w_vol(PFCP_IE_VOLUME_THRESHOLD, thresh);
 	if (quota != 0)
@@ -2065,14 +2077,9 @@ test_volume_by_direction(void **state)
 	(void)state;
 	w_plain_session(61, UE_POOL + 61, UPF_FAR_FORW, 6);
 	{
-		size_t g = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR), o;
+		size_t g = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR);
 
-		pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 6);
-		pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_VOLUM);
-		o = pfcp_w_ie_begin(&w, PFCP_IE_REPORTING_TRIGGERS);
-		pfcp_w_raw8(&w, (uint8_t)UPF_RT_VOLTH);
-		pfcp_w_raw8(&w, (uint8_t)(UPF_RT_VOLQU >> 8));
-		pfcp_w_ie_end(&w, o);
+		w_urr_head(6, UPF_MM_VOLUM, UPF_RT_VOLTH | UPF_RT_VOLQU);
 		w_vol_dir(PFCP_IE_VOLUME_THRESHOLD, 0, 1000);
 		w_vol_dir(PFCP_IE_VOLUME_QUOTA, 3000, 0);
 		pfcp_w_ie_end(&w, g);
@@ -2108,21 +2115,35 @@ test_volume_by_direction(void **state)
 }
 
 /* URR 8 of session cp_seid: TIMQU with a time quota of q seconds (Create or Update URR). */
+/* Milliseconds since t0 (CLOCK_MONOTONIC). */
+static long
+ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1000 + (t1.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/*
+ * URR id with one time IE ie of secs seconds; a Create URR also gets the
+ * method and the trigger trig (an Update URR changes the time alone).
+ */
+static void
+w_timed_urr(uint16_t group, uint32_t id, uint8_t method, uint16_t trig, uint16_t ie, uint32_t secs)
+{
+	size_t g = pfcp_w_ie_begin(&w, group);
+	const bool cr = group == PFCP_IE_CREATE_URR;
+
+	w_urr_head(id, cr ? method : 0, cr ? trig : 0);
+	pfcp_w_ie_u32(&w, ie, secs);
+	pfcp_w_ie_end(&w, g);
+}
+
 static void
 w_time_quota_urr(uint16_t group, uint32_t q)
 {
-	size_t g = pfcp_w_ie_begin(&w, group), o;
-
-	pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 8);
-	if (group == PFCP_IE_CREATE_URR) {
-		pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_DURAT | UPF_MM_VOLUM);
-		o = pfcp_w_ie_begin(&w, PFCP_IE_REPORTING_TRIGGERS);
-		pfcp_w_raw8(&w, 0);
-		pfcp_w_raw8(&w, (uint8_t)(UPF_RT_TIMQU >> 8));
-		pfcp_w_ie_end(&w, o);
-	}
-	pfcp_w_ie_u32(&w, PFCP_IE_TIME_QUOTA, q);
-	pfcp_w_ie_end(&w, g);
+	w_timed_urr(group, 8, UPF_MM_DURAT | UPF_MM_VOLUM, UPF_RT_TIMQU, PFCP_IE_TIME_QUOTA, q);
 }
 
 /*
@@ -2135,7 +2156,7 @@ static void
 test_time_quota(void **state)
 {
 	const struct upf_sess_dp *s;
-	struct timespec t0, t1;
+	struct timespec t0;
 	struct urep u;
 	uint64_t up;
 
@@ -2149,8 +2170,7 @@ test_time_quota(void **state)
 	assert_int_equal(s->far[s->pdr[0].far].apply, UPF_FAR_FORW);
 	traffic(s, 0, 100, 200);
 	recv_type(PFCP_SESS_REPORT_REQ, 10000);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	assert_true((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 >= 2000);
+	assert_true(ms_since(&t0) >= 2000);
 	assert_true(usage(PFCP_IE_USAGE_REPORT_SRR, 0, &u));
 	assert_int_equal(u.urr, 8);
 	assert_true(u.trigger & PFCP_URT_TIMQU);
@@ -2177,27 +2197,12 @@ test_time_quota(void **state)
 static void
 w_start_urr(uint16_t group, uint16_t trig, uint32_t qht)
 {
-	size_t g = pfcp_w_ie_begin(&w, group), o;
+	size_t g = pfcp_w_ie_begin(&w, group);
 
-	pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 9);
-	if (group == PFCP_IE_CREATE_URR)
-		pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_VOLUM);
-	o = pfcp_w_ie_begin(&w, PFCP_IE_REPORTING_TRIGGERS);
-	pfcp_w_raw8(&w, (uint8_t)trig);
-	pfcp_w_raw8(&w, (uint8_t)(trig >> 8));
-	pfcp_w_ie_end(&w, o);
+	w_urr_head(9, group == PFCP_IE_CREATE_URR ? UPF_MM_VOLUM : 0, trig);
 	if (qht != 0)
 		pfcp_w_ie_u32(&w, PFCP_IE_QUOTA_HOLDING_TIME, qht);
 	pfcp_w_ie_end(&w, g);
-}
-
-static long
-ms_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (t1.tv_sec - t0->tv_sec) * 1000 + (t1.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
 /* The next Session Report Request: one Usage Report of URR 9 with trigger want; acked. */
@@ -2275,18 +2280,7 @@ test_start_and_holding(void **state)
 static void
 w_validity_urr(uint16_t group, uint32_t qvt)
 {
-	size_t g = pfcp_w_ie_begin(&w, group), o;
-
-	pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 10);
-	if (group == PFCP_IE_CREATE_URR) {
-		pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_VOLUM);
-		o = pfcp_w_ie_begin(&w, PFCP_IE_REPORTING_TRIGGERS);
-		pfcp_w_raw8(&w, 0);
-		pfcp_w_raw8(&w, (uint8_t)(UPF_RT_QUVTI >> 8));
-		pfcp_w_ie_end(&w, o);
-	}
-	pfcp_w_ie_u32(&w, PFCP_IE_QUOTA_VALIDITY_TIME, qvt);
-	pfcp_w_ie_end(&w, g);
+	w_timed_urr(group, 10, UPF_MM_VOLUM, UPF_RT_QUVTI, PFCP_IE_QUOTA_VALIDITY_TIME, qvt);
 }
 
 /*
@@ -2342,15 +2336,9 @@ test_quota_validity(void **state)
 static void
 w_linked_urr(uint32_t id, uint64_t thresh, uint32_t link)
 {
-	size_t g = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR), o;
-	const uint16_t trig = thresh != 0 ? UPF_RT_VOLTH : UPF_RT_LIUSA;
+	size_t g = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR);
 
-	pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, id);
-	pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_VOLUM);
-	o = pfcp_w_ie_begin(&w, PFCP_IE_REPORTING_TRIGGERS);
-	pfcp_w_raw8(&w, (uint8_t)trig);
-	pfcp_w_raw8(&w, (uint8_t)(trig >> 8));
-	pfcp_w_ie_end(&w, o);
+	w_urr_head(id, UPF_MM_VOLUM, thresh != 0 ? UPF_RT_VOLTH : UPF_RT_LIUSA);
 	if (thresh != 0)
 		w_vol(PFCP_IE_VOLUME_THRESHOLD, thresh);
 	else

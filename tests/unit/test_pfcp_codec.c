@@ -1139,6 +1139,27 @@ w_pdr_te(struct pfcp_w *w, uint16_t id, uint8_t te, uint16_t type, const void *v
 	pdr_end(w, o, pdi);
 }
 
+/* An establishment whose PDR 1 names Traffic Endpoint 7, with IE (type, v, n) in its PDI. */
+static int
+est_pdi_te(uint16_t type, const void *v, size_t n)
+{
+	struct pfcp_w w;
+
+	est_begin(&w);
+	w_pdr_te(&w, 1, 7, type, v, n);
+	far_drop(&w, 1);
+	return est_end(&w);
+}
+
+/* End an establishment begun with endpoints in it: PDR 1 naming endpoint 1, FAR 1. */
+static int
+est_te_end(struct pfcp_w *w)
+{
+	w_pdr_te(w, 1, 1, 0, NULL, 0);
+	far_drop(w, 1);
+	return est_end(w);
+}
+
 /*
  * Traffic Endpoints (PDI optimisation, PDIU): Create in an establishment,
  * Create / Update / Remove in a modification, a PDI naming one. A PDI
@@ -1213,26 +1234,14 @@ test_traffic_endpoint(void **state)
 	assert_int_equal(msg.create_te[0].c.te_id, 9);
 
 	/* The PDI's own F-TEID, UE IP Address or Network Instance beside an endpoint: 69. */
-	est_begin(&w);
-	w_pdr_te(&w, 1, 7, PFCP_IE_F_TEID, fteid, sizeof(fteid));
-	far_drop(&w, 1);
-	n = est_end(&w);
+	n = est_pdi_te(PFCP_IE_F_TEID, fteid, sizeof(fteid));
 	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_TRAFFIC_ENDPOINT_ID);
-	est_begin(&w);
-	w_pdr_te(&w, 1, 7, PFCP_IE_UE_IP_ADDRESS, "\x06\x0a\x2d\x00\x09", 5);
-	far_drop(&w, 1);
-	n = est_end(&w);
+	n = est_pdi_te(PFCP_IE_UE_IP_ADDRESS, "\x06\x0a\x2d\x00\x09", 5);
 	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_TRAFFIC_ENDPOINT_ID);
-	est_begin(&w);
-	w_pdr_te(&w, 1, 7, PFCP_IE_NETWORK_INSTANCE, "ims", 3);
-	far_drop(&w, 1);
-	n = est_end(&w);
+	n = est_pdi_te(PFCP_IE_NETWORK_INSTANCE, "ims", 3);
 	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_TRAFFIC_ENDPOINT_ID);
 	/* Two endpoints in one PDI: multi-access (MTE), not advertised. */
-	est_begin(&w);
-	w_pdr_te(&w, 1, 7, PFCP_IE_TRAFFIC_ENDPOINT_ID, "\x08", 1);
-	far_drop(&w, 1);
-	n = est_end(&w);
+	n = est_pdi_te(PFCP_IE_TRAFFIC_ENDPOINT_ID, "\x08", 1);
 	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_TRAFFIC_ENDPOINT_ID);
 	assert_int_equal(err.rule_type, PFCP_RULE_PDR);
 	assert_int_equal(err.rule_id, 1);
@@ -1242,9 +1251,7 @@ test_traffic_endpoint(void **state)
 	pfcp_w_ie_u8(&w, PFCP_IE_TRAFFIC_ENDPOINT_ID, 1);
 	pfcp_w_ie_bytes(&w, 153, "10.9.0.0/16", 11);
 	pfcp_w_ie_end(&w, o);
-	w_pdr_te(&w, 1, 1, 0, NULL, 0);
-	far_drop(&w, 1);
-	n = est_end(&w);
+	n = est_te_end(&w);
 	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, 153);
 	assert_int_equal(err.rule_type, PFCP_RULE_NONE);
 	/* In a PDI as well: routes behind the UE are not matched, so not skipped either. */
@@ -1256,17 +1263,13 @@ test_traffic_endpoint(void **state)
 	o = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_TRAFFIC_ENDPOINT);
 	pfcp_w_ie_bytes(&w, PFCP_IE_NETWORK_INSTANCE, "ims", 3);
 	pfcp_w_ie_end(&w, o);
-	w_pdr_te(&w, 1, 1, 0, NULL, 0);
-	far_drop(&w, 1);
-	n = est_end(&w);
+	n = est_te_end(&w);
 	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_MISSING, PFCP_IE_TRAFFIC_ENDPOINT_ID);
 	/* One more than PFCP_MAX_TE: 73 naming Create Traffic Endpoint. */
 	est_begin(&w);
 	for (i = 0; i <= PFCP_MAX_TE; i++)
 		w_te(&w, PFCP_IE_CREATE_TRAFFIC_ENDPOINT, (uint8_t)i, 0, NULL, 0);
-	w_pdr_te(&w, 1, 1, 0, NULL, 0);
-	far_drop(&w, 1);
-	n = est_end(&w);
+	n = est_te_end(&w);
 	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_CREATE_TRAFFIC_ENDPOINT);
 }
 
