@@ -209,6 +209,7 @@ enum pfcp_node_id_type {
 #define PFCP_UPF_PDIU 0x0200
 #define PFCP_UPF_UDBC 0x0400
 #define PFCP_UPF_QUOAC 0x0800
+#define PFCP_UPF_FRRT 0x2000 /**< Octet 6 bit 6: Framed Routing. */
 #define PFCP_UPF_UEIP 0x040000 /**< Octet 7 bit 3: UE IP address allocation by the UP. */
 #define PFCP_UPF_VTIME 0x04000000 /**< Octet 8 bit 3: Quota Validity Time. */
 
@@ -287,6 +288,7 @@ struct pfcp_fseid {
 #define PFCP_PDR_NI 0x0100 /**< Within the PDI. */
 #define PFCP_PDR_FTEID 0x0200 /**< Within the PDI (or a Traffic Endpoint). */
 #define PFCP_PDR_QFI 0x0400 /**< Within the PDI (or a Traffic Endpoint). */
+#define PFCP_PDR_FRAMED 0x0800 /**< A Framed-Route within the PDI (or a Traffic Endpoint). */
 
 /**
  * A Create PDR or Update PDR. c.ni is UPF_NI_NONE: the agent resolves
@@ -301,7 +303,8 @@ struct pfcp_fseid {
  * UE range one filter of the PDR's at most UPF_MAX_SDF; no negation or
  * options), Application ID,
  * Ethernet Packet Filter, several Traffic Endpoint IDs in one PDI (MTE),
- * Framed-Route and Framed-IPv6-Route, predefined rules, a UE
+ * a Framed-Route or Framed-IPv6-Route that is not a prefix (an IPv6 one
+ * longer than /64; more than UPF_MAX_PDR_FRAMED), predefined rules, a UE
  * IPv6 prefix longer than a /64 or shorter than a /48 (IPv6D bits or
  * IP6PL; c.ue6_dbits has a delegated prefix's bits, with CHV6 too), outer
  * header removal other than GTP-U/UDP/IP, several QFIs in one PDI. With

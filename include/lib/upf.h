@@ -47,6 +47,12 @@
 #define UPF_MAX_PDR_QER 2 /**< QERs one PDR names. */
 #define UPF_MAX_PDR_URR 2 /**< URRs one PDR names. */
 #define UPF_MAX_URR_LINKED 4 /**< Linked URR IDs of one URR (LIUSA). */
+/** Framed routes of one PDR (Framed-Route / Framed-IPv6-Route, FRRT). */
+#define UPF_MAX_PDR_FRAMED 8
+/** Distinct framed routes of one session: its UE table keys beyond the UE addresses. */
+#define UPF_MAX_SESS_FRAMED 16
+/** The longest IPv6 framed route: the UE table keys IPv6 by its /64. */
+#define UPF_FRAMED6_PLEN_MAX 64
 #define UPF_MAX_NI 16 /**< Network instances ([network_instance NAME]). */
 /**
  * IPv6 prefix delegation bits a UE prefix may have (TS 29.244 8.2.62
@@ -170,8 +176,18 @@ struct upf_pdr_conf {
 	uint8_t te_id;
 	bool has_qfi;
 	uint8_t qfi;
+	uint8_t n_framed;
 	uint8_t n_sdf;
 	struct upf_sdf sdf[UPF_MAX_SDF]; /**< Any one matching suffices. */
+	/**
+	 * Framed routes (TS 29.244 5.2.1, FRRT): networks behind the UE that
+	 * are the session's as its address is. A packet whose UE-side address
+	 * (inner source uplink, destination downlink) is in one matches the
+	 * PDR's address condition; the core side's are UE table keys, so the
+	 * downlink finds the session by them. Host bits zero; IPv6 at most
+	 * /UPF_FRAMED6_PLEN_MAX.
+	 */
+	struct upf_prefix framed[UPF_MAX_PDR_FRAMED];
 	bool outer_hdr_removal; /**< GTP-U/UDP/IP removed (uplink). */
 	bool has_far;
 	uint32_t far_id;
@@ -288,6 +304,8 @@ struct upf_sess_conf {
 #define UPF_PDR_OHR 0x10 /**< Remove the outer header. */
 /** ue6 is a delegated prefix: upf_pdr_dp.ue6_dbits says how short. */
 #define UPF_PDR_UE6_PFX 0x20
+/** Framed routes: the address is also the PDR's when in one (upf_pdr_dp.framed). */
+#define UPF_PDR_FRAMED 0x40
 
 #define UPF_IDX_NONE UINT16_MAX
 
@@ -339,6 +357,8 @@ struct upf_pdr_dp {
 	uint8_t qfi;
 	uint8_t n_sdf;
 	uint16_t sdf; /**< First of n_sdf in the session's sdf array. */
+	uint8_t n_framed;
+	uint16_t framed; /**< First of n_framed in the session's framed array. */
 	uint16_t far; /**< Index in the session's far array (always valid). */
 	uint8_t n_qer, n_urr;
 	uint16_t qer[UPF_MAX_PDR_QER];
@@ -441,10 +461,13 @@ struct upf_sess_dp {
 	uint8_t act_need;
 	/* The control side's and telemetry's. */
 	uint64_t up_seid;
-	uint16_t n_far, n_qer, n_urr, n_sdf;
+	uint16_t n_far, n_qer, n_urr, n_sdf, n_framed;
 	const struct upf_pdr_dp *pdr;
 	const struct upf_far_dp *far;
 	const struct upf_urr_dp *urr;
+	/** The PDRs' framed routes; a packet reads them only when its address
+	 * is not the PDR's UE address (UPF_PDR_FRAMED). */
+	const struct upf_prefix *framed;
 	/* The arrays follow in the same allocation. */
 };
 

@@ -19,11 +19,13 @@
  *
  * A prefix delegated to a UE (a /48 to a /63, TS 23.501 5.8.2.2.4) is one
  * hash key tagged with its length, not a key per /64: a fixed-wireless
- * CPE's /56 would be 256. An IPv6 key that misses is looked up again at
- * each delegated length some prefix has (dlen), the longest first: the
- * longest prefix wins, as in routing. Traffic to /64s and IPv4 pays nothing
- * for it: the second pass is for misses only, and only while a delegated
- * prefix is held.
+ * CPE's /56 would be 256. So is a framed route (a network behind the UE,
+ * IPv4 /0 to /31, IPv6 /0 to /63; a /32 or /64 is a plain key). A key
+ * that misses is looked up again at each length some prefix of its family
+ * has (dlen4, dlen6), the longest first: the longest prefix wins, as in
+ * routing. Traffic pays nothing for it while no prefix is held: the second
+ * pass is for misses only (IPv6: hash misses; IPv4: any, as a framed
+ * route may lie in a direct range), and only while one is.
  *
  * One atomic store publishes, repoints or clears an entry. Objects are
  * freed by the store after an RCU grace period, once no entry names them;
@@ -51,15 +53,18 @@
 struct upf_ue_key {
 	uint8_t ni;
 	uint8_t af;
-	/** IPv6: a delegated prefix of 64 - dbits bits (a has its host bits
-	 * zero); 0: a /64, or IPv4. */
+	/** A prefix of W - dbits bits, W 64 for IPv6 (a /64 is the plain key)
+	 * and 32 for IPv4; a has its host bits zero. 0: the plain key. */
 	uint8_t dbits;
 	uint8_t pad[5];
 	uint8_t a[8]; /**< IPv4: a[0..3], rest zero; IPv6: the /64. */
 };
 
-/** The most delegation bits a key may have: a /48. */
+/** The most delegation bits a UE's own prefix may have: a /48. */
 #define UPF_UE_DBITS_MAX 16
+/** The most bits any prefix key may have, per family: a /0. */
+#define UPF_UE_DBITS4_MAX 32
+#define UPF_UE_DBITS6_MAX 64
 
 /** Network instances that may have a direct range (LF_UPF_MAX_NI). */
 #define UPF_UE_DIR_NI 16
@@ -81,29 +86,45 @@ struct upf_ue_tab {
 		uint32_t n; /**< Addresses; 0: the instance has no range. */
 	} dir[UPF_UE_DIR_NI];
 	struct rte_hash *h; /**< struct upf_ue_key -> object: the rest. */
-	/** Bit d (1 to UPF_UE_DBITS_MAX): some key is a prefix of d
-	 * delegation bits. Set before such a key is added. */
-	uint32_t dlen;
+	/** Bit d - 1: some IPv6 key is a prefix of d bits (1 to
+	 * UPF_UE_DBITS6_MAX). Set before such a key is added. */
+	uint64_t dlen6;
+	/** Likewise for IPv4 keys (d 1 to UPF_UE_DBITS4_MAX). */
+	uint32_t dlen4;
 	/* Control thread only. */
 	uint32_t n_dir; /**< Keys in the arrays. */
-	uint32_t n_dlen[UPF_UE_DBITS_MAX + 1]; /**< Keys of each delegation length. */
+	uint32_t n_dlen6[UPF_UE_DBITS6_MAX + 1]; /**< IPv6 keys of each prefix length. */
+	uint32_t n_dlen4[UPF_UE_DBITS4_MAX + 1]; /**< IPv4 keys of each prefix length. */
 };
 
-/** Zero the last dbits (0 to 63) bits of the 8-byte IPv6 /64 a: its prefix of 64 - dbits. */
+/** Zero the last dbits (0 to 64) bits of the 8-byte IPv6 /64 a: its prefix of 64 - dbits. */
 static inline void
 upf_ue6_mask(uint8_t *a, unsigned int dbits)
 {
 	uint64_t v;
 
 	memcpy(&v, a, 8);
-	v = rte_cpu_to_be_64(rte_be_to_cpu_64(v) & (~UINT64_C(0) << dbits));
+	/* (A shift by the word's width is undefined: 64 bits is the /0.) */
+	v = dbits >= 64 ? 0 : rte_cpu_to_be_64(rte_be_to_cpu_64(v) & (~UINT64_C(0) << dbits));
 	memcpy(a, &v, 8);
+}
+
+/** Zero the last dbits (0 to 32) bits of the IPv4 address a. */
+static inline void
+upf_ue4_mask(uint8_t *a, unsigned int dbits)
+{
+	uint32_t v;
+
+	memcpy(&v, a, 4);
+	v = rte_cpu_to_be_32((uint32_t)(rte_be_to_cpu_32(v) & (UINT64_C(0xffffffff) << dbits)));
+	memcpy(a, &v, 4);
 }
 
 /**
  * The UE key of instance ni for address a of family af (4 or 6); for IPv6
- * the /64 of a, or with dbits (1 to UPF_UE_DBITS_MAX) its prefix of
- * 64 - dbits bits.
+ * the /64 of a. With dbits (1 to UPF_UE_DBITS6_MAX, UPF_UE_DBITS4_MAX for
+ * IPv4), the prefix of that many bits fewer: 64 - dbits for IPv6,
+ * 32 - dbits for IPv4.
  */
 static inline void
 upf_ue_key_make(struct upf_ue_key *k, uint8_t ni, uint8_t af, const uint8_t *a, unsigned int dbits)
@@ -112,8 +133,11 @@ upf_ue_key_make(struct upf_ue_key *k, uint8_t ni, uint8_t af, const uint8_t *a, 
 	k->ni = ni;
 	k->af = af;
 	memcpy(k->a, a, af == 4 ? 4 : 8);
-	if (af == 6 && dbits != 0) {
-		upf_ue6_mask(k->a, dbits);
+	if (dbits != 0) {
+		if (af == 6)
+			upf_ue6_mask(k->a, dbits);
+		else
+			upf_ue4_mask(k->a, dbits);
 		k->dbits = (uint8_t)dbits;
 	}
 }
@@ -132,13 +156,13 @@ upf_ue_dir_slot(const struct upf_ue_tab *t, const struct upf_ue_key *k)
 }
 
 /**
- * The IPv6 keys among keys[0..nk) that found nothing (obj[i] NULL), looked
- * up as prefixes of each delegation length of dlen, the longest prefix
- * (fewest bits) first; obj[i] gets the first found. upf_ue_lookup_bulk's
- * second pass, out of line: only misses take it.
+ * The keys among keys[0..nk) that found nothing (obj[i] NULL), looked up
+ * as prefixes of each length their family has (dlen4, dlen6), the longest
+ * prefix (fewest bits) first; obj[i] gets the first found.
+ * upf_ue_lookup_bulk's second pass, out of line: only misses take it.
  */
-void upf_ue_lookup_delegated(const struct upf_ue_tab *t, const void **keys, unsigned int nk,
-			     void **obj, uint32_t dlen);
+void upf_ue_lookup_prefixes(const struct upf_ue_tab *t, const void **keys, unsigned int nk,
+			    void **obj, uint32_t dlen4, uint64_t dlen6);
 
 /* The hit mask of n keys (1 to 64) all found. */
 #define UPF_UE_ALL(n) ((n) == 64 ? ~UINT64_C(0) : (UINT64_C(1) << (n)) - 1)
@@ -148,13 +172,14 @@ void upf_ue_lookup_delegated(const struct upf_ue_tab *t, const void **keys, unsi
  * obj[i] gets the object, or NULL. The direct entries are all prefetched
  * before any is read; the keys outside the ranges go to the hash in one
  * bulk lookup per 64 (in place when none of the 64 is direct). While a
- * delegated prefix is held (dlen), IPv6 keys that missed are looked up
- * again as prefixes (upf_ue_lookup_delegated).
+ * prefix is held (dlen4, dlen6), keys that missed are looked up again as
+ * prefixes (upf_ue_lookup_prefixes).
  */
 static inline void
 upf_ue_lookup_bulk(const struct upf_ue_tab *t, const void **keys, unsigned int nk, void **obj)
 {
-	const uint32_t dlen = __atomic_load_n(&t->dlen, __ATOMIC_RELAXED);
+	const uint64_t dlen6 = __atomic_load_n(&t->dlen6, __ATOMIC_RELAXED);
+	const uint32_t dlen4 = __atomic_load_n(&t->dlen4, __ATOMIC_RELAXED);
 	const void *hk[RTE_HASH_LOOKUP_BULK_MAX];
 	void *ho[RTE_HASH_LOOKUP_BULK_MAX];
 	uint64_t *slot[RTE_HASH_LOOKUP_BULK_MAX];
@@ -203,9 +228,11 @@ upf_ue_lookup_bulk(const struct upf_ue_tab *t, const void **keys, unsigned int n
 		for (j = 0; j < n; j++)
 			obj[i + at[j]] = (hits & (1ull << j)) ? ho[j] : NULL;
 	}
-	/* Only a hash miss can be an address of a delegated prefix. */
-	if (unlikely(dlen != 0) && miss)
-		upf_ue_lookup_delegated(t, keys, nk, obj, dlen);
+	/* An IPv6 prefix is in the hash, so only a hash miss can be one of
+	 * its addresses; an IPv4 framed route may lie in a direct range,
+	 * whose misses are not counted here. */
+	if (unlikely(dlen4 != 0) || (unlikely(dlen6 != 0) && miss))
+		upf_ue_lookup_prefixes(t, keys, nk, obj, dlen4, dlen6);
 }
 
 /* ---- Control thread ---- */

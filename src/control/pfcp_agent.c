@@ -505,38 +505,50 @@ is_request(uint8_t type)
 
 /* ---- Packed PDRs ------------------------------------------------------ */
 
+/*
+ * A packed PDR: the fields before sdf, its n_sdf filters, its n_framed
+ * routes, the fields from outer_hdr_removal on. Most PDRs have no framed
+ * route and one filter or none.
+ */
 #define PDR_HEAD offsetof(struct upf_pdr_conf, sdf)
 #define PDR_TAIL_OFF offsetof(struct upf_pdr_conf, outer_hdr_removal)
 #define PDR_TAIL (sizeof(struct upf_pdr_conf) - PDR_TAIL_OFF)
 
 static size_t
-pdr_packed_size(unsigned int n_sdf)
+pdr_packed_size(const struct upf_pdr_conf *h)
 {
-	return RTE_ALIGN(PDR_HEAD + n_sdf * sizeof(struct upf_sdf) + PDR_TAIL, 8);
+	return RTE_ALIGN(PDR_HEAD + h->n_sdf * sizeof(struct upf_sdf) +
+				 h->n_framed * sizeof(struct upf_prefix) + PDR_TAIL,
+			 8);
 }
 
 static size_t
 pdr_pack(uint8_t *dst, const struct upf_pdr_conf *p)
 {
-	size_t sdf = p->n_sdf * sizeof(struct upf_sdf);
+	const size_t sdf = p->n_sdf * sizeof(struct upf_sdf);
+	const size_t fr = p->n_framed * sizeof(struct upf_prefix);
 
 	memcpy(dst, p, PDR_HEAD);
 	memcpy(dst + PDR_HEAD, p->sdf, sdf);
-	memcpy(dst + PDR_HEAD + sdf, (const uint8_t *)p + PDR_TAIL_OFF, PDR_TAIL);
-	return pdr_packed_size(p->n_sdf);
+	memcpy(dst + PDR_HEAD + sdf, p->framed, fr);
+	memcpy(dst + PDR_HEAD + sdf + fr, (const uint8_t *)p + PDR_TAIL_OFF, PDR_TAIL);
+	return pdr_packed_size(p);
 }
 
 static size_t
 pdr_unpack(struct upf_pdr_conf *p, const uint8_t *src)
 {
-	size_t sdf;
+	size_t sdf, fr;
 
 	memcpy(p, src, PDR_HEAD);
 	sdf = p->n_sdf * sizeof(struct upf_sdf);
+	fr = p->n_framed * sizeof(struct upf_prefix);
 	memcpy(p->sdf, src + PDR_HEAD, sdf);
 	memset(&p->sdf[p->n_sdf], 0, sizeof(p->sdf) - sdf);
-	memcpy((uint8_t *)p + PDR_TAIL_OFF, src + PDR_HEAD + sdf, PDR_TAIL);
-	return pdr_packed_size(p->n_sdf);
+	memcpy(p->framed, src + PDR_HEAD + sdf, fr);
+	memset(&p->framed[p->n_framed], 0, sizeof(p->framed) - fr);
+	memcpy((uint8_t *)p + PDR_TAIL_OFF, src + PDR_HEAD + sdf + fr, PDR_TAIL);
+	return pdr_packed_size(p);
 }
 
 /* ---- Sessions --------------------------------------------------------- */
@@ -643,8 +655,9 @@ sess_alloc(struct pa_agent *a, const struct pa_work *w)
 	off_pdr = off_ust + RTE_ALIGN(c->n_urr * sizeof(struct pa_urr_st), 8);
 	size = off_pdr;
 	for (i = 0; i < c->n_pdr; i++)
-		size += pdr_packed_size(c->pdr[i].n_sdf);
-	size += w->n_te * pdr_packed_size(0);
+		size += pdr_packed_size(&c->pdr[i]);
+	for (i = 0; i < w->n_te; i++)
+		size += pdr_packed_size(&w->te[i]);
 	b = sess_mem_get(a, &size);
 	if (b == NULL)
 		return NULL;
@@ -1749,11 +1762,11 @@ pdr_peek(const uint8_t *p, uint16_t *id, uint8_t *src, uint32_t *far)
 	size_t tail;
 
 	memcpy(&h, p, PDR_HEAD);
-	tail = PDR_HEAD + h.n_sdf * sizeof(struct upf_sdf);
+	tail = PDR_HEAD + h.n_sdf * sizeof(struct upf_sdf) + h.n_framed * sizeof(struct upf_prefix);
 	memcpy(far, p + tail + offsetof(struct upf_pdr_conf, far_id) - PDR_TAIL_OFF, sizeof(*far));
 	*id = h.id;
 	*src = h.src_iface;
-	return pdr_packed_size(h.n_sdf);
+	return pdr_packed_size(&h);
 }
 
 /*
@@ -1922,16 +1935,17 @@ prefix_has(const uint8_t *pfx, unsigned int plen, const uint8_t *addr)
 
 /*
  * The first of instance ni's allocating pools (ue_alloc, ue_alloc.ID) the
- * IPv6 prefix pfx/plen overlaps (the two agree on the bits of the
+ * prefix pfx/plen of family af overlaps (the two agree on the bits of the
  * shorter): its index, or -1 for none.
  */
 static int
-alloc_overlap(const struct pa_agent *a, unsigned int ni, const uint8_t *pfx, unsigned int plen)
+alloc_overlap(const struct pa_agent *a, unsigned int ni, uint8_t af, const uint8_t *pfx,
+	      unsigned int plen)
 {
 	unsigned int j, r;
 
 	for (j = 0; j < LF_UPF_POOLS_PER_NI; j++) {
-		const struct upf_uepool *p = &a->uepool[ni][j][1];
+		const struct upf_uepool *p = &a->uepool[ni][j][af == 6];
 
 		for (r = 0; r < p->n_range; r++)
 			if (prefix_has(p->r[r].a, RTE_MIN(plen, (unsigned int)p->r[r].plen), pfx))
@@ -2090,6 +2104,8 @@ pdr_set_pdi(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pfc
 	dst->te_id = c->te_id;
 	dst->n_sdf = c->n_sdf;
 	memcpy(dst->sdf, c->sdf, sizeof(dst->sdf));
+	dst->n_framed = c->n_framed;
+	memcpy(dst->framed, c->framed, sizeof(dst->framed));
 	if (src->ni_name[0] != '\0') {
 		int ni = ni_find(a, src->ni_name);
 
@@ -2110,7 +2126,7 @@ pdr_set_pdi(const struct pa_agent *a, struct upf_pdr_conf *dst, const struct pfc
 	 */
 	if (dst->ue6.af == 6 && dst->ni < a->uc.n_ni) {
 		const unsigned int plen = 64u - dst->ue6_dbits;
-		const int j = alloc_overlap(a, dst->ni, dst->ue6.a, plen);
+		const int j = alloc_overlap(a, dst->ni, 6, dst->ue6.a, plen);
 
 		if (j >= 0 && a->uepool[dst->ni][j][1].blen != plen) {
 			char b[INET6_ADDRSTRLEN], kb[80];
@@ -2221,6 +2237,11 @@ te_update(const struct pa_agent *a, struct upf_pdr_conf *d, const struct pfcp_pd
 		m.c.has_qfi = u->c.has_qfi;
 		m.c.qfi = u->c.qfi;
 	}
+	/* The Framed-Routes it carries replace the endpoint's. */
+	if (u->present & PFCP_PDR_FRAMED) {
+		m.c.n_framed = u->c.n_framed;
+		memcpy(m.c.framed, u->c.framed, sizeof(m.c.framed));
+	}
 	/* Without a Network Instance IE a new UE address names its own. */
 	if (u->present & PFCP_PDR_NI)
 		memcpy(m.ni_name, u->ni_name, sizeof(m.ni_name));
@@ -2282,6 +2303,8 @@ te_resolve(struct pa_work *w, struct pfcp_err *e)
 			p->has_qfi = true;
 			p->qfi = t->qfi;
 		}
+		p->n_framed = t->n_framed;
+		memcpy(p->framed, t->framed, sizeof(p->framed));
 		/* Its own PDI has no F-TEID (the codec refuses one): no bit was set. */
 		if (t->fteid_choose && t->teid == 0)
 			w->choose |= 1u << i;
@@ -2777,6 +2800,74 @@ apply_updates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, b
 }
 
 /* What the store's datapath cannot do, or a rule that names what is not there. */
+/*
+ * The framed routes of the core side's PDRs. The downlink reaches the UE
+ * table only for addresses in an instance's ue_pool (tables.c routes those
+ * to it), so a route outside them would never see a packet: refused, not
+ * accepted and black-holed. Inside an allocating pool a route would share
+ * addresses with what CHOOSE hands to other sessions: refused too. At
+ * most UPF_MAX_SESS_FRAMED distinct routes per session (its UE table keys).
+ */
+static int
+framed_check(const struct pa_agent *a, const struct pa_work *w, struct pfcp_err *e)
+{
+	struct upf_prefix seen[UPF_MAX_SESS_FRAMED];
+	unsigned int i, j, k, n_seen = 0;
+
+	for (i = 0; i < w->c.n_pdr; i++) {
+		const struct upf_pdr_conf *p = &w->pdr[i];
+		const unsigned int ni = p->ni == UPF_NI_NONE ? 0 : p->ni;
+
+		if (p->src_iface != UPF_IF_CORE && p->src_iface != UPF_IF_SGI_LAN)
+			continue;
+		for (j = 0; j < p->n_framed; j++) {
+			const struct upf_prefix *f = &p->framed[j];
+			const uint16_t ie =
+				f->af == 4 ? PFCP_IE_FRAMED_ROUTE : PFCP_IE_FRAMED_IPV6_ROUTE;
+			char b[INET6_ADDRSTRLEN];
+			bool routed = false;
+			int x;
+
+			inet_ntop(f->af == 4 ? AF_INET : AF_INET6, f->a, b, sizeof(b));
+			for (k = 0; ni < a->uc.n_ni && k < a->uc.ni[ni].n_pools; k++) {
+				const struct lf_upf_prefix *pl = &a->uc.ni[ni].pool[k];
+
+				routed |= pl->af == f->af && pl->plen <= f->plen &&
+					prefix_has(pl->a, pl->plen, f->a);
+			}
+			if (!routed)
+				return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, ie, PFCP_RULE_PDR, p->id,
+					       "PDR %u: framed route %s/%u is outside the ue_pool "
+					       "of network instance \"%s\": no downlink packet would "
+					       "reach it",
+					       p->id, b, f->plen,
+					       ni < a->uc.n_ni ? a->uc.ni[ni].name : "(none)");
+			x = alloc_overlap(a, ni, f->af, f->a, f->plen);
+			if (x >= 0) {
+				char kb[80];
+
+				return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, ie, PFCP_RULE_PDR, p->id,
+					       "PDR %u: framed route %s/%u overlaps %s of network "
+					       "instance \"%s\", whose addresses CHOOSE hands out",
+					       p->id, b, f->plen,
+					       lf_upf_ni_alloc_key(&a->uc.ni[ni], (unsigned int)x,
+								   kb, sizeof(kb)),
+					       a->uc.ni[ni].name);
+			}
+			for (k = 0; k < n_seen && memcmp(&seen[k], f, sizeof(*f)) != 0; k++)
+				;
+			if (k < n_seen)
+				continue;
+			if (n_seen == UPF_MAX_SESS_FRAMED)
+				return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, ie, PFCP_RULE_PDR, p->id,
+					       "PDR %u: the session has more than %u framed routes",
+					       p->id, UPF_MAX_SESS_FRAMED);
+			seen[n_seen++] = *f;
+		}
+	}
+	return 0;
+}
+
 static int
 validate(const struct pa_agent *a, const struct pa_work *w, struct pfcp_err *e)
 {
@@ -2904,7 +2995,7 @@ validate(const struct pa_agent *a, const struct pa_work *w, struct pfcp_err *e)
 			return pa_fail(e, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_F_TEID,
 				       PFCP_RULE_NONE, 0, "PDR %u: F-TEID with TEID 0", p->id);
 	}
-	return 0;
+	return framed_check(a, w, e);
 }
 
 /*
@@ -3372,28 +3463,37 @@ store_fail(struct pa_agent *a, const struct pa_work *w, int rc, const char *msg,
 }
 
 /*
- * The UE table's delegated prefixes (upf_uetab.h): how many sessions' keys
- * are prefixes, and their lengths ("/56,/60"; "none"), each length one
- * more probe for a downlink address that misses as a /64.
+ * The UE table's prefix keys (upf_uetab.h): delegated prefixes and framed
+ * routes. How many there are, and their lengths per family ("/56,/60";
+ * "none"), each length one more probe for a downlink address that misses.
  */
 static void
-tel_delegated(struct rte_tel_data *d, const struct upf_ue_tab *t)
+tel_prefix_lens(struct rte_tel_data *d, const char *name, const uint32_t *cnt, unsigned int width,
+		uint64_t *n)
 {
-	char lens[8 * UPF_UE_DBITS_MAX];
-	uint64_t n = 0;
+	char lens[4 * (UPF_UE_DBITS6_MAX + 1)];
 	size_t o = 0;
 	unsigned int b;
 
 	lens[0] = '\0';
-	for (b = 1; b <= UPF_UE_DBITS_MAX; b++) {
-		if (t->n_dlen[b] == 0)
+	for (b = 1; b <= width; b++) {
+		if (cnt[b] == 0)
 			continue;
-		n += t->n_dlen[b];
+		*n += cnt[b];
 		o += (size_t)snprintf(lens + o, sizeof(lens) - o, "%s/%u", o != 0 ? "," : "",
-				      64 - b);
+				      width - b);
 	}
-	rte_tel_data_add_dict_u64(d, "ue_delegated_prefixes", n);
-	rte_tel_data_add_dict_string(d, "ue_delegated_lengths", o != 0 ? lens : "none");
+	rte_tel_data_add_dict_string(d, name, o != 0 ? lens : "none");
+}
+
+static void
+tel_prefixes(struct rte_tel_data *d, const struct upf_ue_tab *t)
+{
+	uint64_t n = 0;
+
+	tel_prefix_lens(d, "ue_prefix_lengths6", t->n_dlen6, UPF_UE_DBITS6_MAX, &n);
+	tel_prefix_lens(d, "ue_prefix_lengths4", t->n_dlen4, UPF_UE_DBITS4_MAX, &n);
+	rte_tel_data_add_dict_u64(d, "ue_prefix_keys", n);
 }
 
 /* ---- Requests and their responses --------------------------------------- */
@@ -4328,7 +4428,7 @@ tel_upf_locked(const struct pa_agent *a, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "ue_ips_chosen", n->ue_ips_chosen);
 	rte_tel_data_add_dict_u64(d, "ue_ips_held_uplink_only",
 				  a->ue_held != NULL ? (uint64_t)rte_hash_count(a->ue_held) : 0);
-	tel_delegated(d, &a->st->ue);
+	tel_prefixes(d, &a->st->ue);
 	rte_tel_data_add_dict_u64(d, "volume_checks", n->scans);
 	rte_tel_data_add_dict_u64(d, "buffered_held", n->buffered);
 	rte_tel_data_add_dict_u64(d, "buffer_full", n->buffer_full);
@@ -4458,6 +4558,22 @@ tel_pdi(struct rte_tel_data *c, const struct pa_agent *a, const struct upf_pdr_c
 		rte_tel_data_add_dict_u64(c, "ue_ipv6_prefix_len", 64 - p->ue6_dbits);
 	if (p->has_qfi)
 		rte_tel_data_add_dict_u64(c, "qfi", p->qfi);
+	if (p->n_framed != 0) {
+		struct rte_tel_data *l = rte_tel_data_alloc();
+		char b[INET6_ADDRSTRLEN], r[INET6_ADDRSTRLEN + 4];
+		unsigned int i;
+
+		if (l == NULL)
+			return;
+		rte_tel_data_start_array(l, RTE_TEL_STRING_VAL);
+		for (i = 0; i < p->n_framed; i++) {
+			inet_ntop(p->framed[i].af == 4 ? AF_INET : AF_INET6, p->framed[i].a, b,
+				  sizeof(b));
+			snprintf(r, sizeof(r), "%s/%u", b, p->framed[i].plen);
+			rte_tel_data_add_array_string(l, r);
+		}
+		rte_tel_data_add_dict_container(c, "framed_routes", l, 0);
+	}
 }
 
 static void
@@ -4890,7 +5006,7 @@ pfcp_agent_start(const struct lf_config *cfg, struct upf_store *store, char *err
 	a->started = (uint64_t)time(NULL);
 	a->recovery_ts = ntp_now();
 	a->now_ms = a->scan_last_ms = mono_ms();
-	a->up_features = PFCP_UPF_FTUP | PFCP_UPF_PDIU | PFCP_UPF_VTIME;
+	a->up_features = PFCP_UPF_FTUP | PFCP_UPF_PDIU | PFCP_UPF_FRRT | PFCP_UPF_VTIME;
 	for (i = 0; i < a->uc.n_ni; i++) {
 		const struct lf_upf_ni_conf *ni = &a->uc.ni[i];
 		unsigned int j, k;

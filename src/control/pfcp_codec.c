@@ -821,6 +821,69 @@ h_pdr_qfi(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 	return 0;
 }
 
+/*
+ * Framed-Route / Framed-IPv6-Route (8.2.109, 8.2.110; FRRT): a network
+ * behind the UE, as RADIUS writes it (RFC 2865 5.22, RFC 3162 2.5): the
+ * prefix first ("192.0.2.0/24", "2001:db8:1::/48"; no length is a host),
+ * then a gateway and metrics, which a UPF has no use for (the session is
+ * the next hop). The length says how many high bits to use: the rest are
+ * masked, as the UE address's interface identifier is in a delegated
+ * prefix.
+ */
+static int
+h_framed(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
+{
+	struct pfcp_pdr *p = obj;
+	const uint8_t af = t == PFCP_IE_FRAMED_ROUTE ? 4 : 6;
+	const unsigned int width = af == 4 ? 32 : 128;
+	char txt[INET6_ADDRSTRLEN + 8], *slash, *end;
+	struct upf_prefix f = { .af = af };
+	unsigned long plen = width;
+	unsigned int i, len;
+
+	for (len = 0; len < n && v[len] != ' '; len++)
+		;
+	if (len == 0 || len >= sizeof(txt) || memchr(v, '\0', len) != NULL)
+		return fail(d, PFCP_CAUSE_RULE_FAILURE, t, "PDR %u: %s: \"%.*s\" is not a prefix",
+			    p->c.id, ie_name(t), (int)RTE_MIN(len, 64u), (const char *)v);
+	memcpy(txt, v, len);
+	txt[len] = '\0';
+	slash = strchr(txt, '/');
+	if (slash != NULL) {
+		*slash = '\0';
+		errno = 0;
+		plen = strtoul(slash + 1, &end, 10);
+		if (slash[1] < '0' || slash[1] > '9' || *end != '\0' || errno != 0 || plen > width)
+			return fail(d, PFCP_CAUSE_RULE_FAILURE, t,
+				    "PDR %u: %s: \"/%s\" is not a prefix length of IPv%u", p->c.id,
+				    ie_name(t), slash + 1, af);
+	}
+	if (inet_pton(af == 4 ? AF_INET : AF_INET6, txt, f.a) != 1)
+		return fail(d, PFCP_CAUSE_RULE_FAILURE, t,
+			    "PDR %u: %s: \"%s\" is not an IPv%u address", p->c.id, ie_name(t), txt,
+			    af);
+	if (plen > (af == 4 ? 32u : UPF_FRAMED6_PLEN_MAX))
+		return fail(d, PFCP_CAUSE_RULE_FAILURE, t,
+			    "PDR %u: %s: a /%lu: the UE table keys IPv6 by its /64, so at most a "
+			    "/%u is implemented",
+			    p->c.id, ie_name(t), plen, UPF_FRAMED6_PLEN_MAX);
+	f.plen = (uint8_t)plen;
+	for (i = 0; i < 16; i++) {
+		const unsigned int keep = f.plen > 8 * i ? RTE_MIN(f.plen - 8 * i, 8u) : 0;
+
+		f.a[i] &= (uint8_t)(0xff00u >> keep);
+	}
+	for (i = 0; i < p->c.n_framed; i++)
+		if (memcmp(&p->c.framed[i], &f, sizeof(f)) == 0)
+			return 0;
+	if (p->c.n_framed == UPF_MAX_PDR_FRAMED)
+		return fail(d, PFCP_CAUSE_RULE_FAILURE, t, "PDR %u: more than %u framed routes",
+			    p->c.id, UPF_MAX_PDR_FRAMED);
+	p->c.framed[p->c.n_framed++] = f;
+	p->present |= PFCP_PDR_FRAMED;
+	return 0;
+}
+
 /* The Traffic Endpoint a PDI names (PDIU), or the ID of one being created or changed. */
 static int
 h_te_id(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
@@ -1105,8 +1168,8 @@ static const struct ie_desc pdi_ies[] = {
 	{ PFCP_IE_APPLICATION_ID, 0, 0, h_unsupported },
 	{ PFCP_IE_TRAFFIC_ENDPOINT_ID, 1, IE_MULTI, h_te_id },
 	{ PFCP_IE_ETHERNET_PACKET_FILTER, 0, 0, h_unsupported },
-	{ PFCP_IE_FRAMED_ROUTE, 0, 0, h_unsupported },
-	{ PFCP_IE_FRAMED_IPV6_ROUTE, 0, 0, h_unsupported },
+	{ PFCP_IE_FRAMED_ROUTE, 1, IE_MULTI, h_framed },
+	{ PFCP_IE_FRAMED_IPV6_ROUTE, 1, IE_MULTI, h_framed },
 };
 static const struct group g_pdi = GROUP("PDI", pdi_ies);
 
@@ -1126,15 +1189,17 @@ h_pdi(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 	memset(&p->c.ue6, 0, sizeof(p->c.ue6));
 	p->c.ue6_dbits = 0;
 	p->c.n_sdf = 0;
+	p->c.n_framed = 0;
 	p->c.has_te = false;
 	p->ni_name[0] = '\0';
 	if (walk(d, &g_pdi, p, v, n) < 0)
 		return -1;
 	/* 7.5.2.2: with a Traffic Endpoint ID these come from the endpoint. */
-	if (p->c.has_te && (p->c.has_fteid || (p->present & (PFCP_PDR_UE_IP | PFCP_PDR_NI))))
+	if (p->c.has_te &&
+	    (p->c.has_fteid || (p->present & (PFCP_PDR_UE_IP | PFCP_PDR_NI | PFCP_PDR_FRAMED))))
 		return fail(d, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_TRAFFIC_ENDPOINT_ID,
 			    "PDR %u: a PDI with a Traffic Endpoint ID carries an F-TEID, UE IP "
-			    "Address or Network Instance of its own",
+			    "Address, Network Instance or Framed-Route of its own",
 			    p->c.id);
 	p->present |= PFCP_PDR_PDI;
 	return 0;
@@ -1696,8 +1761,8 @@ h_remove(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 /*
  * Create / Update Traffic Endpoint (PDI optimisation, 7.5.2.7 and
  * 7.5.4.13): the part of a PDI that PDRs share by naming the endpoint's
- * ID. Decoded into a struct pfcp_pdr with the PDI's own handlers;
- * Framed-Route and the multi-access IEs are refused as in a PDI.
+ * ID. Decoded into a struct pfcp_pdr with the PDI's own handlers; the
+ * multi-access IEs are refused as in a PDI.
  */
 static const struct ie_desc create_te_ies[] = {
 	{ PFCP_IE_TRAFFIC_ENDPOINT_ID, 1, IE_MAND, h_te_id },
@@ -1706,8 +1771,8 @@ static const struct ie_desc create_te_ies[] = {
 	{ PFCP_IE_UE_IP_ADDRESS, 1, IE_MULTI, h_ue_ip },
 	{ PFCP_IE_QFI, 1, IE_MULTI, h_pdr_qfi },
 	{ PFCP_IE_UE_IP_POOL_ID, 2, IE_MULTI, h_pool_id },
-	{ PFCP_IE_FRAMED_ROUTE, 0, 0, h_unsupported },
-	{ PFCP_IE_FRAMED_IPV6_ROUTE, 0, 0, h_unsupported },
+	{ PFCP_IE_FRAMED_ROUTE, 1, IE_MULTI, h_framed },
+	{ PFCP_IE_FRAMED_IPV6_ROUTE, 1, IE_MULTI, h_framed },
 };
 static const struct group g_create_te = GROUP("Create Traffic Endpoint", create_te_ies);
 static const struct group g_update_te = GROUP("Update Traffic Endpoint", create_te_ies);

@@ -175,6 +175,30 @@ ue6_in_prefix(const struct upf_sess_dp *s, unsigned int i, const struct upf_pdr_
 	return ((rte_be_to_cpu_64(a) ^ rte_be_to_cpu_64(b)) >> s->pdr[i].ue6_dbits) == 0;
 }
 
+/*
+ * Whether a UE-side address that is not the PDR's UE address is in one of
+ * its framed routes (UPF_PDR_FRAMED): networks behind the UE. Read only
+ * then, from the whole PDR, so that a PDR without them costs a flag test.
+ */
+static __rte_noinline bool
+framed_scan(const struct upf_sess_dp *s, unsigned int i, uint8_t af, const uint8_t *ue)
+{
+	const struct upf_pdr_dp *d = &s->pdr[i];
+	unsigned int j;
+
+	for (j = 0; j < d->n_framed; j++)
+		if (upf_prefix_has(&s->framed[d->framed + j], af, ue))
+			return true;
+	return false;
+}
+
+static inline bool
+framed_has(const struct upf_sess_dp *s, unsigned int i, const struct upf_pdr_match *p, uint8_t af,
+	   const uint8_t *ue)
+{
+	return unlikely(p->flags & UPF_PDR_FRAMED) && framed_scan(s, i, af, ue);
+}
+
 /* The first of the session's PDRs of direction dir (upf.h: one group each). */
 static inline unsigned int
 pdr_first(const struct upf_sess_dp *s, unsigned int dir)
@@ -217,11 +241,12 @@ pdr_match(const struct upf_sess_dp *s, unsigned int dir, const struct upf_pkt *k
 		if ((p->flags & UPF_PDR_QFI) && p->qfi != k->qfi)
 			continue;
 		/* A dual-stack PDR has both: the packet's family decides. */
-		if (p->flags & (UPF_PDR_UE4 | UPF_PDR_UE6)) {
-			if (k->af == 4 ? !(p->flags & UPF_PDR_UE4) || memcmp(ue, &p->ue4, 4) != 0
-				       : !(p->flags & UPF_PDR_UE6) ||
-					    (memcmp(ue, p->ue6, 8) != 0 &&
-					     !ue6_in_prefix(s, i, p, ue)))
+		if (p->flags & (UPF_PDR_UE4 | UPF_PDR_UE6 | UPF_PDR_FRAMED)) {
+			if ((k->af == 4 ? !(p->flags & UPF_PDR_UE4) || memcmp(ue, &p->ue4, 4) != 0
+					: !(p->flags & UPF_PDR_UE6) ||
+					     (memcmp(ue, p->ue6, 8) != 0 &&
+					      !ue6_in_prefix(s, i, p, ue))) &&
+			    !framed_has(s, i, p, k->af, ue))
 				continue;
 		}
 		if (p->n_sdf != 0) {

@@ -882,6 +882,8 @@ fmt_ue(char *buf, size_t len, const struct upf_ue_key *k)
 	inet_ntop(k->af == 4 ? AF_INET : AF_INET6, ip, a, sizeof(a));
 	if (k->af == 6)
 		snprintf(buf, len, "%s/%u (network instance %u)", a, 64 - k->dbits, k->ni);
+	else if (k->dbits != 0)
+		snprintf(buf, len, "%s/%u (network instance %u)", a, 32 - k->dbits, k->ni);
 	else
 		snprintf(buf, len, "%s (network instance %u)", a, k->ni);
 }
@@ -906,8 +908,22 @@ sdf_prefix_ok(const struct upf_prefix *p)
 	return p->af == 0 || (p->af == 4 && p->plen <= 32) || (p->af == 6 && p->plen <= 128);
 }
 
+/* A framed route as the UE table keys it: IPv4, or IPv6 of at most a /64, host bits zero. */
+static bool
+framed_ok(const struct upf_prefix *p)
+{
+	struct upf_ue_key k;
+
+	if (!(p->af == 4 && p->plen <= 32) && !(p->af == 6 && p->plen <= UPF_FRAMED6_PLEN_MAX))
+		return false;
+	upf_ue_key_make(&k, 0, p->af, p->a, (p->af == 4 ? 32u : 64u) - p->plen);
+	return memcmp(k.a, p->a, p->af == 4 ? 4 : 8) == 0 &&
+		(p->af == 4 || memcmp(p->a + 8, (const uint8_t[8]){ 0 }, 8) == 0);
+}
+
 static int
-check_conf(const struct upf_sess_conf *c, unsigned int *n_sdf, char *err, size_t errlen)
+check_conf(const struct upf_sess_conf *c, unsigned int *n_sdf, unsigned int *n_framed, char *err,
+	   size_t errlen)
 {
 	unsigned int i, j;
 
@@ -940,6 +956,7 @@ check_conf(const struct upf_sess_conf *c, unsigned int *n_sdf, char *err, size_t
 		if (FIND_ID(c->urr, i, c->urr[i].id) >= 0)
 			goto dup_urr;
 	*n_sdf = 0;
+	*n_framed = 0;
 	for (i = 0; i < c->n_pdr; i++) {
 		const struct upf_pdr_conf *r = &c->pdr[i];
 
@@ -968,6 +985,20 @@ check_conf(const struct upf_sess_conf *c, unsigned int *n_sdf, char *err, size_t
 				       "/%u/%u",
 				       r->id, j, r->sdf[j].remote.af, r->sdf[j].ue.af,
 				       r->sdf[j].remote.plen, r->sdf[j].ue.plen);
+				return -EINVAL;
+			}
+		if (r->n_framed > UPF_MAX_PDR_FRAMED) {
+			seterr(err, errlen, "PDR %u: %u framed routes; at most %u", r->id,
+			       r->n_framed, UPF_MAX_PDR_FRAMED);
+			return -EINVAL;
+		}
+		for (j = 0; j < r->n_framed; j++)
+			if (!framed_ok(&r->framed[j])) {
+				seterr(err, errlen,
+				       "PDR %u: framed route %u: family %u, /%u (IPv4, or IPv6 "
+				       "of at most /%u, host bits zero)",
+				       r->id, j, r->framed[j].af, r->framed[j].plen,
+				       UPF_FRAMED6_PLEN_MAX);
 				return -EINVAL;
 			}
 		if (r->ue6_dbits > UPF_UE6_DBITS_MAX || (r->ue6_dbits != 0 && r->ue6.af != 6)) {
@@ -1002,6 +1033,7 @@ check_conf(const struct upf_sess_conf *c, unsigned int *n_sdf, char *err, size_t
 				return -EINVAL;
 			}
 		*n_sdf += r->n_sdf;
+		*n_framed += r->n_framed;
 	}
 	return 0;
 dup_far:
@@ -1026,9 +1058,10 @@ is_core(uint8_t iface)
 
 /* Allocate the object for c, sized for its rules and its key candidates. */
 static struct sess_obj *
-obj_alloc(struct store_priv *st, const struct upf_sess_conf *c, unsigned int n_sdf)
+obj_alloc(struct store_priv *st, const struct upf_sess_conf *c, unsigned int n_sdf,
+	  unsigned int n_framed)
 {
-	size_t off[9], size = RTE_ALIGN(sizeof(struct sess_obj), 8);
+	size_t off[10], size = RTE_ALIGN(sizeof(struct sess_obj), 8);
 	unsigned int n_teid = 0, n_ue = 0, i;
 	struct upf_sess_dp *dp;
 	struct sess_obj *o;
@@ -1037,7 +1070,8 @@ obj_alloc(struct store_priv *st, const struct upf_sess_conf *c, unsigned int n_s
 	for (i = 0; i < c->n_pdr; i++) {
 		n_teid += c->pdr[i].has_fteid;
 		if (is_core(c->pdr[i].src_iface))
-			n_ue += (c->pdr[i].ue4.af == 4) + (c->pdr[i].ue6.af == 6);
+			n_ue += (c->pdr[i].ue4.af == 4) + (c->pdr[i].ue6.af == 6) +
+				c->pdr[i].n_framed;
 	}
 #define OBJ_ARRAY(k, n, t)                             \
 	do {                                           \
@@ -1058,6 +1092,7 @@ obj_alloc(struct store_priv *st, const struct upf_sess_conf *c, unsigned int n_s
 	OBJ_ARRAY(6, c->n_urr, struct upf_urr_dp);
 	OBJ_ARRAY(7, n_teid, uint32_t);
 	OBJ_ARRAY(8, n_ue, struct upf_ue_key);
+	OBJ_ARRAY(9, n_framed, struct upf_prefix);
 #undef OBJ_ARRAY
 	size = RTE_ALIGN(size, SLAB_STEP);
 	o = obj_mem_get(st, size);
@@ -1071,6 +1106,7 @@ obj_alloc(struct store_priv *st, const struct upf_sess_conf *c, unsigned int n_s
 	dp->n_qer = c->n_qer;
 	dp->n_urr = c->n_urr;
 	dp->n_sdf = (uint16_t)n_sdf;
+	dp->n_framed = (uint16_t)n_framed;
 	dp->match = (const void *)(base + off[0]);
 	dp->act = (const void *)(base + off[1]);
 	dp->sdf = (const void *)(base + off[2]);
@@ -1080,6 +1116,7 @@ obj_alloc(struct store_priv *st, const struct upf_sess_conf *c, unsigned int n_s
 	dp->urr = (const void *)(base + off[6]);
 	o->teid = (void *)(base + off[7]);
 	o->ue = (void *)(base + off[8]);
+	dp->framed = (const void *)(base + off[9]);
 	o->size = size;
 	return o;
 }
@@ -1174,8 +1211,9 @@ obj_fill(struct store_priv *st, struct sess_obj *o, const struct upf_sess_conf *
 	struct upf_pdr_dp *pdr = (struct upf_pdr_dp *)(uintptr_t)o->dp.pdr;
 	struct upf_far_dp *far = (struct upf_far_dp *)(uintptr_t)o->dp.far;
 	struct upf_sdf *sdf = (struct upf_sdf *)(uintptr_t)o->dp.sdf;
+	struct upf_prefix *framed = (struct upf_prefix *)(uintptr_t)o->dp.framed;
 	const struct upf_store_params *p = &st->s->p;
-	unsigned int i, j, n_ul, n_dl, n_sdf = 0;
+	unsigned int i, j, n_ul, n_dl, n_sdf = 0, n_framed = 0;
 	uint8_t order[UPF_MAX_PDR];
 
 	upf_pdr_order(c, order, &n_ul, &n_dl);
@@ -1216,6 +1254,12 @@ obj_fill(struct store_priv *st, struct sess_obj *o, const struct upf_sess_conf *
 		d->n_sdf = r->n_sdf;
 		for (j = 0; j < r->n_sdf; j++)
 			sdf[n_sdf++] = r->sdf[j];
+		if (r->n_framed != 0)
+			d->flags |= UPF_PDR_FRAMED;
+		d->framed = (uint16_t)n_framed;
+		d->n_framed = r->n_framed;
+		for (j = 0; j < r->n_framed; j++)
+			framed[n_framed++] = r->framed[j];
 		d->far = (uint16_t)FIND_ID(c->far, c->n_far, r->far_id);
 		d->n_qer = r->n_qer;
 		for (j = 0; j < UPF_MAX_PDR_QER; j++)
@@ -1305,6 +1349,17 @@ obj_resolve(struct sess_obj *o)
 	o->dp.act_need = (uint8_t)need;
 }
 
+static void
+ue_key_once(struct sess_obj *o, const struct upf_ue_key *key)
+{
+	unsigned int j;
+
+	for (j = 0; j < o->n_ue && memcmp(&o->ue[j], key, sizeof(*key)) != 0; j++)
+		;
+	if (j == o->n_ue)
+		o->ue[o->n_ue++] = *key;
+}
+
 /* The keys of c's PDRs, each once (several PDRs may share one). */
 static void
 obj_keys(struct sess_obj *o, const struct upf_sess_conf *c)
@@ -1333,10 +1388,16 @@ obj_keys(struct sess_obj *o, const struct upf_sess_conf *c)
 			/* A delegated prefix is one key of its length (upf_uetab.h). */
 			upf_ue_key_make(&key, r->ni == UPF_NI_NONE ? 0 : r->ni, ue[k]->af, ue[k]->a,
 					k == 1 ? r->ue6_dbits : 0);
-			for (j = 0; j < o->n_ue && memcmp(&o->ue[j], &key, sizeof(key)) != 0; j++)
-				;
-			if (j == o->n_ue)
-				o->ue[o->n_ue++] = key;
+			ue_key_once(o, &key);
+		}
+		/* A framed route is a prefix key (upf_uetab.h); a /32 or /64 a plain one. */
+		for (k = 0; k < r->n_framed; k++) {
+			const struct upf_prefix *f = &r->framed[k];
+			struct upf_ue_key key;
+
+			upf_ue_key_make(&key, r->ni == UPF_NI_NONE ? 0 : r->ni, f->af, f->a,
+					(f->af == 4 ? 32u : 64u) - f->plen);
+			ue_key_once(o, &key);
 		}
 	}
 }
@@ -1389,7 +1450,7 @@ same_ue_key(const struct upf_ue_key *a, const struct upf_ue_key *b)
 struct put_undo {
 	uint16_t n_teid, n_ue; /* Installed so far. */
 	bool teid_was_old[UPF_MAX_PDR]; /* Pointed at the old object before. */
-	bool ue_was_old[2 * UPF_MAX_PDR];
+	bool ue_was_old[2 * UPF_MAX_PDR + UPF_MAX_PDR * UPF_MAX_PDR_FRAMED];
 };
 
 static void
@@ -1422,7 +1483,7 @@ upf_store_put(struct upf_store *s, const struct upf_sess_conf *c, char *err, siz
 	struct put_undo u;
 	struct retire r;
 	uint8_t new_urr = 0, new_qer = 0, keep_urr = 0, keep_qer = 0;
-	unsigned int n_sdf, i, j;
+	unsigned int n_sdf, n_framed, i, j;
 	uint32_t slot;
 	bool new_sess;
 	int ret;
@@ -1430,10 +1491,10 @@ upf_store_put(struct upf_store *s, const struct upf_sess_conf *c, char *err, siz
 	if (s == NULL || c == NULL)
 		return -EINVAL;
 	st = s->priv;
-	ret = check_conf(c, &n_sdf, err, errlen);
+	ret = check_conf(c, &n_sdf, &n_framed, err, errlen);
 	if (ret != 0)
 		return ret;
-	o = obj_alloc(st, c, n_sdf);
+	o = obj_alloc(st, c, n_sdf, n_framed);
 	if (o == NULL) {
 		seterr(err, errlen, "session 0x%" PRIx64 ": no memory for its rules", c->up_seid);
 		return -ENOMEM;

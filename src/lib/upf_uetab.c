@@ -34,8 +34,10 @@ upf_ue_init(struct upf_ue_tab *t, struct rte_hash *h, const struct upf_ue_dir_co
 	memset(t->dir, 0, sizeof(t->dir));
 	t->h = h;
 	t->n_dir = 0;
-	t->dlen = 0;
-	memset(t->n_dlen, 0, sizeof(t->n_dlen));
+	t->dlen4 = 0;
+	t->dlen6 = 0;
+	memset(t->n_dlen4, 0, sizeof(t->n_dlen4));
+	memset(t->n_dlen6, 0, sizeof(t->n_dlen6));
 	for (i = 0; i < n; i++) {
 		const struct upf_ue_dir_conf *d = &dirs[i];
 		const uint32_t size = (uint32_t)(UINT64_C(1) << (32 - d->plen));
@@ -83,28 +85,66 @@ upf_ue_dir_bytes(const struct upf_ue_tab *t)
 	return b;
 }
 
+/*
+ * The direct entry of k, or NULL: a prefix key is never direct, even when
+ * its first address is in a range (the range holds addresses).
+ */
+static uint64_t *
+dir_slot(const struct upf_ue_tab *t, const struct upf_ue_key *k)
+{
+	return k->dbits != 0 ? NULL : upf_ue_dir_slot(t, k);
+}
+
+/* A prefix key's length bit and count, or NULL for a length its family cannot have. */
+static uint32_t *
+dlen_count(struct upf_ue_tab *t, const struct upf_ue_key *k)
+{
+	if (k->af == 6 && k->dbits <= UPF_UE_DBITS6_MAX)
+		return &t->n_dlen6[k->dbits];
+	if (k->af == 4 && k->dbits <= UPF_UE_DBITS4_MAX)
+		return &t->n_dlen4[k->dbits];
+	return NULL;
+}
+
+/* Set or clear the length bit of a prefix key (dbits 1 up), for workers to see. */
+static void
+dlen_set(struct upf_ue_tab *t, const struct upf_ue_key *k, bool on)
+{
+	if (k->af == 6) {
+		const uint64_t b = UINT64_C(1) << (k->dbits - 1);
+
+		__atomic_store_n(&t->dlen6, on ? t->dlen6 | b : t->dlen6 & ~b, __ATOMIC_RELEASE);
+	} else {
+		const uint32_t b = UINT32_C(1) << (k->dbits - 1);
+
+		__atomic_store_n(&t->dlen4, on ? t->dlen4 | b : t->dlen4 & ~b, __ATOMIC_RELEASE);
+	}
+}
+
 int
 upf_ue_add(struct upf_ue_tab *t, const struct upf_ue_key *k, void *data)
 {
-	uint64_t *e = upf_ue_dir_slot(t, k);
+	uint64_t *e = dir_slot(t, k);
 
 	if (e == NULL) {
+		uint32_t *cnt;
 		int ret;
 
 		if (k->dbits == 0)
 			return rte_hash_add_key_data(t->h, k, data);
-		if (k->dbits > UPF_UE_DBITS_MAX || k->af != 6)
+		cnt = dlen_count(t, k);
+		if (cnt == NULL)
 			return -EINVAL;
 		if (rte_hash_lookup(t->h, k) >= 0)
 			return rte_hash_add_key_data(t->h, k, data);
 		/* Workers look for prefixes of this length before they can
 		 * find one: the bit goes first. */
-		__atomic_store_n(&t->dlen, t->dlen | 1u << k->dbits, __ATOMIC_RELEASE);
+		dlen_set(t, k, true);
 		ret = rte_hash_add_key_data(t->h, k, data);
 		if (ret == 0)
-			t->n_dlen[k->dbits]++;
-		else if (t->n_dlen[k->dbits] == 0)
-			__atomic_store_n(&t->dlen, t->dlen & ~(1u << k->dbits), __ATOMIC_RELEASE);
+			(*cnt)++;
+		else if (*cnt == 0)
+			dlen_set(t, k, false);
 		return ret;
 	}
 	if (*e == 0)
@@ -117,14 +157,15 @@ upf_ue_add(struct upf_ue_tab *t, const struct upf_ue_key *k, void *data)
 int32_t
 upf_ue_del(struct upf_ue_tab *t, const struct upf_ue_key *k)
 {
-	uint64_t *e = upf_ue_dir_slot(t, k);
+	uint64_t *e = dir_slot(t, k);
 	int32_t pos;
 
 	if (e == NULL) {
+		uint32_t *cnt = dlen_count(t, k);
+
 		pos = rte_hash_del_key(t->h, k);
-		if (pos >= 0 && k->dbits != 0 && k->dbits <= UPF_UE_DBITS_MAX &&
-		    --t->n_dlen[k->dbits] == 0)
-			__atomic_store_n(&t->dlen, t->dlen & ~(1u << k->dbits), __ATOMIC_RELEASE);
+		if (pos >= 0 && k->dbits != 0 && cnt != NULL && --*cnt == 0)
+			dlen_set(t, k, false);
 		return pos >= 0 ? pos : -1;
 	}
 	if (*e != 0)
@@ -136,7 +177,7 @@ upf_ue_del(struct upf_ue_tab *t, const struct upf_ue_key *k)
 void *
 upf_ue_find(const struct upf_ue_tab *t, const struct upf_ue_key *k)
 {
-	const uint64_t *e = upf_ue_dir_slot(t, k);
+	const uint64_t *e = dir_slot(t, k);
 	void *d;
 
 	if (e != NULL)
@@ -144,42 +185,56 @@ upf_ue_find(const struct upf_ue_tab *t, const struct upf_ue_key *k)
 	return rte_hash_lookup_data(t->h, k, &d) >= 0 ? d : NULL;
 }
 
-/* The misses of upf_ue_lookup_bulk, as prefixes (upf_uetab.h). */
-void
-upf_ue_lookup_delegated(const struct upf_ue_tab *t, const void **keys, unsigned int nk, void **obj,
-			uint32_t dlen)
+/*
+ * One family's misses among keys[i..i+c), at each prefix length of bits
+ * (bit d - 1: d bits), the longest prefix first.
+ */
+static void
+lookup_family(const struct upf_ue_tab *t, const void **keys, unsigned int c, void **obj, uint8_t af,
+	      uint64_t bits)
 {
 	struct upf_ue_key pk[RTE_HASH_LOOKUP_BULK_MAX];
 	const void *hk[RTE_HASH_LOOKUP_BULK_MAX];
 	void *ho[RTE_HASH_LOOKUP_BULK_MAX];
 	uint8_t at[RTE_HASH_LOOKUP_BULK_MAX];
-	unsigned int i, c, j, n;
+	unsigned int j, n;
+
+	while (bits != 0) {
+		const unsigned int d = (unsigned int)__builtin_ctzll(bits) + 1;
+		uint64_t hits = 0;
+
+		bits &= bits - 1;
+		for (j = 0, n = 0; j < c; j++) {
+			const struct upf_ue_key *k = keys[j];
+
+			if (obj[j] != NULL || k->af != af || k->dbits != 0)
+				continue;
+			upf_ue_key_make(&pk[n], k->ni, af, k->a, d);
+			hk[n] = &pk[n];
+			at[n++] = (uint8_t)j;
+		}
+		if (n == 0)
+			break;
+		rte_hash_lookup_bulk_data(t->h, hk, n, &hits, ho);
+		for (j = 0; j < n; j++)
+			if (hits & (1ull << j))
+				obj[at[j]] = ho[j];
+	}
+}
+
+/* The misses of upf_ue_lookup_bulk, as prefixes (upf_uetab.h). */
+void
+upf_ue_lookup_prefixes(const struct upf_ue_tab *t, const void **keys, unsigned int nk, void **obj,
+		       uint32_t dlen4, uint64_t dlen6)
+{
+	unsigned int i, c;
 
 	for (i = 0; i < nk; i += c) {
-		uint32_t bits = dlen;
-
 		c = RTE_MIN(nk - i, (unsigned int)RTE_HASH_LOOKUP_BULK_MAX);
-		while (bits != 0) {
-			const unsigned int d = (unsigned int)__builtin_ctz(bits);
-			uint64_t hits = 0;
-
-			bits &= bits - 1;
-			for (j = 0, n = 0; j < c; j++) {
-				const struct upf_ue_key *k = keys[i + j];
-
-				if (obj[i + j] != NULL || k->af != 6 || k->dbits != 0)
-					continue;
-				upf_ue_key_make(&pk[n], k->ni, 6, k->a, d);
-				hk[n] = &pk[n];
-				at[n++] = (uint8_t)j;
-			}
-			if (n == 0)
-				break;
-			rte_hash_lookup_bulk_data(t->h, hk, n, &hits, ho);
-			for (j = 0; j < n; j++)
-				if (hits & (1ull << j))
-					obj[i + at[j]] = ho[j];
-		}
+		if (dlen6 != 0)
+			lookup_family(t, &keys[i], c, &obj[i], 6, dlen6);
+		if (dlen4 != 0)
+			lookup_family(t, &keys[i], c, &obj[i], 4, dlen4);
 	}
 }
 

@@ -623,7 +623,8 @@ class Harness:
                            ["frame.number", "udp.srcport", "pfcp.msg_type", "_ws.malformed",
                             "_ws.expert.severity", "_ws.expert.message",
                             "pfcp.ue_ip_addr_ipv6", "pfcp.ue_ip_addr_ipv6_prefix",
-                            "pfcp.traffic_endpoint_id"], extra)
+                            "pfcp.traffic_endpoint_id", "pfcp.up_function_features.frrt"],
+                           extra)
         ours = [r for r in rows if r["udp.srcport"] == str(self.port)]
         check(ours, "no PFCP message from lanefwd was captured on lo")
         bad = []
@@ -650,6 +651,10 @@ class Harness:
                    str(tid) in r["pfcp.traffic_endpoint_id"].split(",")]
             check(hit, "tshark finds no Session Establishment or Modification Response "
                   "with Traffic Endpoint ID %d" % tid)
+        # Framed Routing advertised: tshark reads FRRT in an Association Setup Response.
+        check([r for r in ours if r["pfcp.msg_type"].split(",")[0] == "6" and
+               r["pfcp.up_function_features.frrt"] in ("1", "True")],
+              "tshark finds no Association Setup Response with FRRT (Framed Routing) set")
         print("     tshark decoded all %d PFCP messages lanefwd sent, by type: %s" % (
             len(ours), ", ".join("%s x%d" % kv for kv in sorted(types.items()))))
         return types
@@ -1048,6 +1053,40 @@ def e2e(h):
         smf.delete(r.up_seid)
     h.step("Traffic Endpoints (PDI optimisation): two uplink PDRs on one chosen F-TEID, "
            "updated, traffic both ways", traffic_endpoints)
+
+    def framed_routes():
+        # Framed routes (FRRT): the downlink PDR of S44 has the UE address
+        # 10.45.76.1 and, behind it, 10.45.77.0/24 and fd00:45:0:7700::/56
+        # (RADIUS text with a gateway and metric). Downlink to the UE and
+        # into both networks goes down S44's tunnel; beside them, no UE's.
+        # The uplink PDR has no UE address: a source in the network passes.
+        pdrs = [pdr(1, 100, "access", far=1, teid="choose", ohr=True),
+                pdr(2, 100, "core", far=2, ue="10.45.76.1",
+                    framed=["10.45.77.0/24 0.0.0.0 1", "fd00:45:0:7700::/56 :: 1"])]
+        fars = [far(1, "FORW", "core"), far(2, "FORW", "access", ohc=(0x4301, GNB_4))]
+        r = smf.establish(44, pdrs=pdrs, fars=fars)
+        check(r.cause == 1, "S44: %r" % r)
+        teid = r.created.get(1, {}).get("teid")
+        check(teid, "S44: no chosen TEID: %r" % r.created)
+        dns = [ip4("198.51.100.80", d, "udp", 9, 10, 10, ident=770 + k)
+               for k, d in enumerate(("10.45.76.1", "10.45.77.9", "10.45.77.255"))]
+        dns.append(ip6("2001:db8:6::80", "fd00:45:0:77ab::9", "udp", 9, 10, 10, fl=780))
+        stray = [ip4("198.51.100.80", "10.45.78.9", "udp", 9, 10, 10, ident=790),
+                 ip6("2001:db8:6::80", "fd00:45:0:7800::9", "udp", 9, 10, 10, fl=791)]
+        up = ip4("10.45.77.9", "198.51.100.80", "udp", 10, 9, 10, ident=792)
+        a = h.cnt.settle()
+        cg, cd = h.cap_gnb("fr"), h.cap_dn("fr")
+        h.dn.send([net.dl(d) for d in dns + stray])
+        h.gnb.send([net.ul(teid, up, qfi=None)])
+        b = h.cnt.settle()
+        got_dn, got_gnb = cd.stop(), cg.stop()
+        smf.delete(r.up_seid)
+        match_frames("framed downlink", got_gnb, [net.dl_ref(d, 0x4301, None) for d in dns], a, b)
+        match_frames("framed uplink", got_dn, [net.ul_ref(up)], a, b)
+        expect_drops("framed: beside the routes", a, b, rx=7, tx=5, lf_drops={"upf": 2},
+                     upf_drops={"unknown_ue": 2})
+    h.step("Framed routes (FRRT): networks behind a UE, IPv4 and IPv6, traffic both ways",
+           framed_routes)
 
     def echo():
         a = h.cnt.settle()
@@ -1964,8 +2003,8 @@ def bad(h):
         ("establishment: DUPL", pfcp_hdr(50, est_body(fars=[far(1, "DUPL")]), seid=0),
          (51, {69, 73, 76})),
         # A PDI naming a Traffic Endpoint the request does not create, and
-        # one with a Framed-Route (routes behind the UE, not implemented):
-        # refused, not skipped as unknown IEs; scapy's own encoding.
+        # one with a Framed-Route outside the instance's ue_pool (no packet
+        # would reach it): refused, not accepted; scapy's own encoding.
         ("establishment: a PDR naming no Traffic Endpoint",
          pfcp_hdr(50, est_body(cp_seid=79, pdrs=[pdr(1, 100, "core", far=1, te=4)]), seid=0),
          (51, {73}, 131)),
@@ -1975,6 +2014,16 @@ def bad(h):
                       upf_smf.P.IE_TrafficEndpointId(id=1),
                       upf_smf.P.IE_FramedRoute(framed_route=b"10.9.0.0/16")])), seid=0),
          (51, {73}, 153)),
+        # Framed routes that are not prefixes, or an IPv6 one longer than the
+        # UE table keys (/64).
+        ("establishment: a Framed-Route that is not a prefix",
+         pfcp_hdr(50, est_body(cp_seid=79, pdrs=[pdr(1, 100, "core", far=1, ue="10.45.3.9",
+                                                    framed=["10.45.77.0/33"])]), seid=0),
+         (51, {73}, 153)),
+        ("establishment: a Framed-IPv6-Route longer than /64",
+         pfcp_hdr(50, est_body(cp_seid=79, pdrs=[pdr(1, 100, "core", far=1, ue="10.45.3.9",
+                                                    framed=["fd00:45:0:77::/96"])]), seid=0),
+         (51, {73}, 155)),
         # A prefix delegated to the UE shorter than a /48 (IPv6D 24 bits).
         ("establishment: a delegated /40",
          pfcp_hdr(50, est_body(cp_seid=80, pdrs=[pdr(1, 1, "core", far=1, ue6="fd00:45:1::",

@@ -72,7 +72,7 @@ class PFCPError(Exception):
 
 def pdr(pid, precedence, src, far=None, teid=None, n3="", ue=None, ue6=None, ni="internet",
         qfi=None, sdf=(), ohr=False, qers=(), urrs=(), choose_id=None, pool=None, ue6_plen=None,
-        te=None):
+        te=None, framed=()):
     """A Create PDR description.
 
     src: "access" (uplink) or "core" (downlink). teid: an int (the local
@@ -86,20 +86,28 @@ def pdr(pid, precedence, src, far=None, teid=None, n3="", ue=None, ue6=None, ni=
     Identity (29.244 8.2.153) for ue / ue6 "choose". ue6_plen: ue6 is a prefix
     delegated to the UE, of this length (IPv6 Prefix Delegation Bits 64 - it).
     te: the PDI names this Traffic Endpoint (29.244 7.5.2.2) and carries no
-    F-TEID, Network Instance or UE IP Address of its own.
+    F-TEID, Network Instance or UE IP Address of its own. framed: Framed-Route
+    texts as RADIUS writes them ("10.1.0.0/16 0.0.0.0 1"; IPv6 ones go in a
+    Framed-IPv6-Route), networks behind the UE.
     """
     return {"id": pid, "precedence": precedence, "src": src, "far": far, "teid": teid,
             "n3": n3, "ue": ue, "ue6": ue6, "ni": ni, "qfi": qfi, "sdf": list(sdf),
             "ohr": ohr, "qers": list(qers), "urrs": list(urrs), "choose_id": choose_id,
-            "pool": pool, "ue6_plen": ue6_plen, "te": te}
+            "pool": pool, "ue6_plen": ue6_plen, "te": te, "framed": list(framed)}
 
 
-def te(tid, teid=None, n3="", ue=None, ue6=None, ni="internet", sd=0):
+def te(tid, teid=None, n3="", ue=None, ue6=None, ni="internet", sd=0, framed=()):
     """A Create / Update Traffic Endpoint description (7.5.2.7): the part of
-    a PDI that PDRs share by naming tid. teid, n3, ue, ue6, ni as for pdr();
-    None leaves an IE out (in an Update: unchanged). sd: the UE IP Address's
-    S/D flag."""
-    return {"id": tid, "teid": teid, "n3": n3, "ue": ue, "ue6": ue6, "ni": ni, "sd": sd}
+    a PDI that PDRs share by naming tid. teid, n3, ue, ue6, ni, framed as for
+    pdr(); None leaves an IE out (in an Update: unchanged). sd: the UE IP
+    Address's S/D flag."""
+    return {"id": tid, "teid": teid, "n3": n3, "ue": ue, "ue6": ue6, "ni": ni, "sd": sd,
+            "framed": list(framed)}
+
+
+def _framed_ies(routes):
+    return [P.IE_FramedIPv6Route(framed_ipv6_route=r.encode()) if ":" in r
+            else P.IE_FramedRoute(framed_route=r.encode()) for r in routes]
 
 
 def far(fid, action="FORW", dst="core", ni=None, ohc=None):
@@ -179,6 +187,7 @@ def _te_ies(d):
         ies.append(P.IE_NetworkInstance(instance=d["ni"].encode()))
     if d["ue"] is not None or d["ue6"] is not None:
         ies.append(_ue_ip_ie(d["ue"], d["ue6"], d["sd"]))
+    ies += _framed_ies(d.get("framed", ()))
     return ies
 
 
@@ -195,6 +204,7 @@ def _pdi(d):
             # S/D: the address is the destination for downlink (core) PDRs.
             ies.append(_ue_ip_ie(d["ue"], d["ue6"], 1 if d["src"] != "access" else 0,
                                  d.get("ue6_plen")))
+        ies += _framed_ies(d.get("framed", ()))
     for f in d["sdf"]:
         ies.append(_sdf_ie(f))
     if d["qfi"] is not None:

@@ -266,6 +266,7 @@ struct pdr_spec {
 	uint32_t far;
 	uint32_t urr;
 	uint8_t te; /* The PDI names Traffic Endpoint te (and has no F-TEID, NI, UE address); 0: none. */
+	const char *framed[3]; /* Framed-Route (IPv6 if it has a ':') texts, or NULL. */
 };
 
 /* With CHV6: an IPv6 Prefix Length (IP6PL) field of this value (0: none). */
@@ -318,6 +319,13 @@ w_create_pdr(const struct pdr_spec *p)
 			pfcp_w_raw8(&w, w_ip6pl);
 		pfcp_w_ie_end(&w, o);
 	}
+	for (unsigned int i = 0; i < RTE_DIM(p->framed) && p->te == 0; i++)
+		if (p->framed[i] != NULL)
+			pfcp_w_ie_bytes(&w,
+					strchr(p->framed[i], ':') != NULL
+						? PFCP_IE_FRAMED_IPV6_ROUTE
+						: PFCP_IE_FRAMED_ROUTE,
+					p->framed[i], strlen(p->framed[i]));
 	pfcp_w_ie_end(&w, pdi);
 	for (unsigned int i = 0; i < 2; i++) {
 		const char *id = i == 0 ? p->pool : p->pool2;
@@ -942,6 +950,8 @@ test_association(void **state)
 	/* UEIP (octet 7 bit 3): "internet" has a ue_alloc. */
 	assert_true(t.len >= 3);
 	assert_int_equal(t.v[2] & 0x04, 0x04);
+	/* FRRT (octet 6 bit 6): Framed Routing. */
+	assert_true(t.v[1] & (PFCP_UPF_FRRT >> 8));
 	/* VTIME (octet 8 bit 3): Quota Validity Time. */
 	assert_true(t.len >= 4);
 	assert_int_equal(t.v[3] & 0x04, 0x04);
@@ -3138,8 +3148,8 @@ test_delegated_prefix(void **state)
 	snprintf(cmd, sizeof(cmd), "/lanefwd/upf/session,%" PRIu64, up_a);
 	tel_has(cmd, "\"ue_ipv6\":\"fd00:45:1:100::\"");
 	tel_has(cmd, "\"ue_ipv6_prefix_len\":56");
-	tel_has("/lanefwd/upf", "\"ue_delegated_prefixes\":1");
-	tel_has("/lanefwd/upf", "\"ue_delegated_lengths\":\"/56\"");
+	tel_has("/lanefwd/upf", "\"ue_prefix_keys\":1");
+	tel_has("/lanefwd/upf", "\"ue_prefix_lengths6\":\"/56\"");
 
 	/* The same /56 again (given as another address in it). */
 	w_pfx_session(601, "fd00:45:1:100::", 8);
@@ -3158,9 +3168,9 @@ test_delegated_prefix(void **state)
 	assert_null(dp_of_ue6("fd00:45:1:1ab::77"));
 	assert_int_equal(dp_of_ue6("fd00:45:1:1c0::5")->up_seid, up_b);
 	delete (up_b);
-	assert_int_equal(st->ue.dlen, 0);
-	tel_has("/lanefwd/upf", "\"ue_delegated_prefixes\":0");
-	tel_has("/lanefwd/upf", "\"ue_delegated_lengths\":\"none\"");
+	assert_int_equal(st->ue.dlen6, 0);
+	tel_has("/lanefwd/upf", "\"ue_prefix_keys\":0");
+	tel_has("/lanefwd/upf", "\"ue_prefix_lengths6\":\"none\"");
 	assert_int_equal(counts().sessions, base);
 }
 
@@ -3284,8 +3294,161 @@ test_choose_delegated(void **state)
 	delete (up[5]);
 	delete (up_x);
 	tel_has("/lanefwd/upf", "\"ue_ips_held_uplink_only\":0");
-	assert_int_equal(st->ue.dlen, 0);
+	assert_int_equal(st->ue.dlen6, 0);
 	assert_int_equal(counts().sessions, base);
+}
+
+/* The session a worker's lookup finds for IPv4 address a of "internet" (longest prefix), 0: none. */
+static uint64_t
+owner4(uint32_t a)
+{
+	struct upf_ue_key k;
+	void *d;
+
+	a = htonl(a);
+	upf_ue_key_make(&k, 0, 4, (const uint8_t *)&a, 0);
+	upf_ue_lookup_bulk(&st->ue, (const void *[]){ &k }, 1, &d);
+	return d == NULL ? 0 : ((const struct upf_sess_dp *)d)->up_seid;
+}
+
+/* An establishment of cp_seid: uplink PDR 1, downlink PDR 2 (UE ue) with dl's framed routes. */
+static void
+est_framed(uint64_t cp_seid, uint32_t ue, const struct pdr_spec *dl)
+{
+	struct pdr_spec ul = { .id = 1,
+			       .prec = 10,
+			       .src = UPF_IF_ACCESS,
+			       .choose = true,
+			       .chid = -1,
+			       .far = 1 };
+	struct pdr_spec p = *dl;
+
+	p.id = 2;
+	p.prec = 10;
+	p.src = UPF_IF_CORE;
+	p.ni = "internet";
+	p.ue4 = ue;
+	p.chid = -1;
+	p.far = 2;
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(cp_seid);
+	w_create_pdr(&ul);
+	w_create_pdr(&p);
+	w_create_far(1, UPF_FAR_FORW, UPF_IF_CORE, 0);
+	w_create_far(2, UPF_FAR_FORW, UPF_IF_ACCESS, 0x5a01);
+	end_send();
+}
+
+/*
+ * Framed routes (FRRT advertised): a downlink PDR's Framed-Routes are the
+ * session's in the UE table, so a worker's lookup finds it for their
+ * addresses (the longest prefix), telemetry lists them, an Update PDR's
+ * PDI moves them and a deletion frees them. Refused with Cause 73 naming
+ * the IE and the PDR, with nothing held: a route outside the instance's
+ * ue_pool (no packet would reach it), one overlapping an allocating pool,
+ * one another session holds, more than UPF_MAX_SESS_FRAMED in a session.
+ */
+static void
+test_framed_routes(void **state)
+{
+	struct pdr_spec dl = { .framed = { "10.45.200.0/24", "fd00:45:0:77::/64",
+					   "10.45.201.0/24 0.0.0.0 1" } };
+	const struct upf_store_counts before = counts();
+	const uint32_t ue = UE_POOL + 0x0a0a;
+	struct pdr_spec p = { 0 };
+	char cmd[64];
+	uint64_t up;
+	size_t g, pdi, o;
+	unsigned int i, k;
+
+	(void)state;
+	est_framed(931, ue, &dl);
+	up = est_ok(931);
+	assert_int_equal(owner4(ue), up);
+	assert_int_equal(owner4(UE_POOL + 0xc805), up); /* 10.45.200.5 */
+	assert_int_equal(owner4(UE_POOL + 0xc9ff), up); /* 10.45.201.255 */
+	assert_int_equal(owner4(UE_POOL + 0xca05), 0); /* 10.45.202.5 */
+	assert_int_equal(dp_of_ue6("fd00:45:0:77::9")->up_seid, up);
+	snprintf(cmd, sizeof(cmd), "/lanefwd/upf/session,%" PRIu64, up);
+	tel_has(cmd,
+		"\"framed_routes\":[\"10.45.200.0/24\",\"fd00:45:0:77::/64\","
+		"\"10.45.201.0/24\"]");
+	tel_has("/lanefwd/upf", "\"ue_prefix_lengths4\":\"/24\"");
+
+	/* Refused, holding nothing: outside the ue_pool... */
+	p.framed[0] = "192.168.7.0/24";
+	est_framed(932, ue + 1, &p);
+	refused_on_rule(PFCP_IE_FRAMED_ROUTE);
+	p.framed[0] = "fd00:46::/48";
+	est_framed(932, ue + 1, &p);
+	refused_on_rule(PFCP_IE_FRAMED_IPV6_ROUTE);
+	/* ...over or inside a pool CHOOSE hands out from... */
+	p.framed[0] = "10.45.128.0/24";
+	est_framed(932, ue + 1, &p);
+	refused_on_rule(PFCP_IE_FRAMED_ROUTE);
+	p.framed[0] = "10.45.128.4/30";
+	est_framed(932, ue + 1, &p);
+	refused_on_rule(PFCP_IE_FRAMED_ROUTE);
+	p.framed[0] = "fd00:45:2:40::/58"; /* inside "fwa" */
+	est_framed(932, ue + 1, &p);
+	refused_on_rule(PFCP_IE_FRAMED_IPV6_ROUTE);
+	/* ...held by the first session (the store says which)... */
+	p.framed[0] = "10.45.200.0/24";
+	est_framed(932, ue + 1, &p);
+	recv_type(PFCP_SESS_EST_RESP, 2000);
+	assert_cause(PFCP_CAUSE_RULE_FAILURE);
+	/* ...more than a session may have: 17 over three downlink PDRs. */
+	begin(PFCP_SESS_EST_REQ, true, 0);
+	w_node_id();
+	w_cp_fseid(932);
+	for (i = 0; i < 3; i++) {
+		g = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_PDR);
+		pfcp_w_ie_u16(&w, PFCP_IE_PDR_ID, (uint16_t)(i + 1));
+		pfcp_w_ie_u32(&w, PFCP_IE_PRECEDENCE, 10 + i);
+		pdi = pfcp_w_ie_begin(&w, PFCP_IE_PDI);
+		pfcp_w_ie_u8(&w, PFCP_IE_SOURCE_INTERFACE, UPF_IF_CORE);
+		pfcp_w_ie_bytes(&w, PFCP_IE_NETWORK_INSTANCE, "internet", 8);
+		for (k = 0; k < (i < 2 ? 8u : 1u); k++) {
+			char r[32];
+
+			snprintf(r, sizeof(r), "10.45.%u.0/24", 64 + i * 8 + k);
+			pfcp_w_ie_bytes(&w, PFCP_IE_FRAMED_ROUTE, r, strlen(r));
+		}
+		pfcp_w_ie_end(&w, pdi);
+		pfcp_w_ie_u32(&w, PFCP_IE_FAR_ID, 1);
+		pfcp_w_ie_end(&w, g);
+	}
+	w_create_far(1, UPF_FAR_DROP, UPF_IF_ACCESS, 0);
+	end_send();
+	refused_on_rule(PFCP_IE_FRAMED_ROUTE);
+	assert_int_equal(owner4(UE_POOL + 0x4005), 0);
+	assert_int_equal(counts().sessions, before.sessions + 1);
+
+	/* An Update PDR's PDI replaces the routes: the old ones go, the new one comes. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	g = pfcp_w_ie_begin(&w, PFCP_IE_UPDATE_PDR);
+	pfcp_w_ie_u16(&w, PFCP_IE_PDR_ID, 2);
+	pdi = pfcp_w_ie_begin(&w, PFCP_IE_PDI);
+	pfcp_w_ie_u8(&w, PFCP_IE_SOURCE_INTERFACE, UPF_IF_CORE);
+	pfcp_w_ie_bytes(&w, PFCP_IE_NETWORK_INSTANCE, "internet", 8);
+	o = pfcp_w_ie_begin(&w, PFCP_IE_UE_IP_ADDRESS);
+	pfcp_w_raw8(&w, 0x06);
+	pfcp_w_raw32(&w, ue);
+	pfcp_w_ie_end(&w, o);
+	pfcp_w_ie_bytes(&w, PFCP_IE_FRAMED_ROUTE, "10.45.202.0/24", 14);
+	pfcp_w_ie_end(&w, pdi);
+	pfcp_w_ie_end(&w, g);
+	mod_answer(PFCP_CAUSE_ACCEPTED, 0);
+	assert_int_equal(owner4(UE_POOL + 0xc805), 0);
+	assert_int_equal(owner4(UE_POOL + 0xc9ff), 0);
+	assert_int_equal(owner4(UE_POOL + 0xca05), up);
+	assert_int_equal(owner4(ue), up);
+	assert_null(dp_of_ue6("fd00:45:0:77::9"));
+	delete (up);
+	assert_int_equal(owner4(ue), 0);
+	assert_true(st->ue.dlen4 == 0 && st->ue.dlen6 == 0);
+	assert_int_equal(counts().sessions, before.sessions);
 }
 
 int
@@ -3323,6 +3486,7 @@ main(void)
 		cmocka_unit_test(test_release),
 		cmocka_unit_test(test_telemetry_params),
 		cmocka_unit_test(test_establish_rate),
+		cmocka_unit_test(test_framed_routes),
 		/* Last: its CHV4 moves the /29's cursor, which tests above count on. */
 		cmocka_unit_test(test_traffic_endpoint),
 	};

@@ -1165,9 +1165,9 @@ est_te_end(struct pfcp_w *w)
  * Create / Update / Remove in a modification, a PDI naming one. A PDI
  * with a Traffic Endpoint ID and an F-TEID, UE IP Address or Network
  * Instance of its own is Cause 69 (7.5.2.2: they shall not be present);
- * two IDs in one PDI (MTE), more than PFCP_MAX_TE endpoints in a message
- * and a Framed-Route (in an endpoint or a PDI) are Cause 73; an endpoint
- * without its ID is 66.
+ * two IDs in one PDI (MTE) and more than PFCP_MAX_TE endpoints in a
+ * message are Cause 73; an endpoint without its ID is 66. A Framed-Route
+ * is an endpoint's like the rest, and 69 in a PDI naming one.
  */
 static void
 test_traffic_endpoint(void **state)
@@ -1245,19 +1245,19 @@ test_traffic_endpoint(void **state)
 	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_TRAFFIC_ENDPOINT_ID);
 	assert_int_equal(err.rule_type, PFCP_RULE_PDR);
 	assert_int_equal(err.rule_id, 1);
-	/* A Framed-Route in an endpoint: 73, no Failed Rule ID (none names an endpoint). */
+	/* A Framed-Route in an endpoint is the endpoint's; beside one in a PDI, 69. */
 	est_begin(&w);
 	o = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_TRAFFIC_ENDPOINT);
 	pfcp_w_ie_u8(&w, PFCP_IE_TRAFFIC_ENDPOINT_ID, 1);
-	pfcp_w_ie_bytes(&w, 153, "10.9.0.0/16", 11);
+	pfcp_w_ie_bytes(&w, PFCP_IE_FRAMED_ROUTE, "10.9.0.0/16", 11);
 	pfcp_w_ie_end(&w, o);
 	n = est_te_end(&w);
-	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, 153);
-	assert_int_equal(err.rule_type, PFCP_RULE_NONE);
-	/* In a PDI as well: routes behind the UE are not matched, so not skipped either. */
-	n = est_with_pdi_ie(155, "2001:db8:9::/48", 15);
-	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, 155);
-	assert_int_equal(err.rule_type, PFCP_RULE_PDR);
+	assert_int_equal(dec(buf, (size_t)n), PFCP_DEC_OK);
+	assert_int_equal(msg.create_te[0].c.n_framed, 1);
+	assert_int_equal(msg.create_te[0].c.framed[0].plen, 16);
+	assert_int_equal(msg.create_te[0].present & PFCP_PDR_FRAMED, PFCP_PDR_FRAMED);
+	n = est_pdi_te(PFCP_IE_FRAMED_IPV6_ROUTE, "2001:db8:9::/48", 15);
+	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_TRAFFIC_ENDPOINT_ID);
 	/* Without its ID: 66 naming the ID. */
 	est_begin(&w);
 	o = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_TRAFFIC_ENDPOINT);
@@ -2399,6 +2399,100 @@ test_names(void **state)
 	assert_string_equal(pfcp_msg_name(255), "unknown");
 }
 
+/* An establishment whose PDR 1 has the n Framed-Routes (IE type) given as text. */
+static int
+est_framed(uint16_t type, const char *const *routes, unsigned int n)
+{
+	struct pfcp_w w;
+	size_t o, pdi;
+	unsigned int i;
+
+	est_begin(&w);
+	o = pdr_begin(&w, 1, &pdi);
+	for (i = 0; i < n; i++)
+		pfcp_w_ie_bytes(&w, type, routes[i], strlen(routes[i]));
+	pdr_end(&w, o, pdi);
+	far_drop(&w, 1);
+	return est_end(&w);
+}
+
+/*
+ * Framed-Route / Framed-IPv6-Route (FRRT), as RADIUS writes them: the
+ * prefix, then a gateway and metrics that are ignored; no length is a
+ * host route; the bits past the length are masked; the same route twice
+ * is one. What is not a prefix of the IE's family, an IPv6 one longer
+ * than /64, or more than UPF_MAX_PDR_FRAMED routes is Cause 73 naming the
+ * IE and the PDR.
+ */
+static void
+test_framed_route(void **state)
+{
+	static const char *const ok4[] = { "10.9.0.0/16", "10.9.1.7/16 0.0.0.0 1", "192.0.2.5",
+					   "0.0.0.0/0 0.0.0.0 5" };
+	static const char *const ok6[] = { "2001:db8:9::/48 :: 1", "2001:db8:a:b:c:d:e:f/64" };
+	static const char *const bad4[] = {
+		"10.9.0.0/33",  "10.9.0.0/",     "10.9.0.0/1x", "300.1.1.1/8",        "/16",
+		" 10.9.0.0/16", "2001:db8::/48", "10.9.0.0/-1", "10.9.0.0/016777216",
+	};
+	static const char *const bad6[] = { "2001:db8::/65", "10.9.0.0/16", "2001:db8::/129",
+					    "2001:db8::/128" };
+	const char *many[UPF_MAX_PDR_FRAMED + 1];
+	char txt[UPF_MAX_PDR_FRAMED + 1][32];
+	const struct upf_pdr_conf *c = &msg.create_pdr[0].c;
+	unsigned int i;
+	int n;
+
+	(void)state;
+	n = est_framed(PFCP_IE_FRAMED_ROUTE, ok4, RTE_DIM(ok4));
+	assert_int_equal(dec(buf, (size_t)n), PFCP_DEC_OK);
+	/* 10.9.1.7/16 is 10.9.0.0/16 again. */
+	assert_int_equal(c->n_framed, 3);
+	assert_int_equal(c->framed[0].af, 4);
+	assert_int_equal(c->framed[0].plen, 16);
+	assert_memory_equal(c->framed[0].a, "\x0a\x09\x00\x00", 4);
+	assert_int_equal(c->framed[1].plen, 32);
+	assert_memory_equal(c->framed[1].a, "\xc0\x00\x02\x05", 4);
+	assert_int_equal(c->framed[2].plen, 0);
+	assert_memory_equal(c->framed[2].a, "\x00\x00\x00\x00", 4);
+	n = est_framed(PFCP_IE_FRAMED_IPV6_ROUTE, ok6, RTE_DIM(ok6));
+	assert_int_equal(dec(buf, (size_t)n), PFCP_DEC_OK);
+	assert_int_equal(c->n_framed, 2);
+	assert_int_equal(c->framed[0].af, 6);
+	assert_int_equal(c->framed[0].plen, 48);
+	assert_memory_equal(c->framed[0].a, "\x20\x01\x0d\xb8\x00\x09\x00\x00", 8);
+	assert_int_equal(c->framed[1].plen, 64);
+	/* The interface identifier masked off: the /64 alone. */
+	assert_memory_equal(c->framed[1].a,
+			    "\x20\x01\x0d\xb8\x00\x0a\x00\x0b\x00\x00\x00\x00\x00\x00\x00\x00", 16);
+
+	for (i = 0; i < RTE_DIM(bad4); i++) {
+		n = est_framed(PFCP_IE_FRAMED_ROUTE, &bad4[i], 1);
+		REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_FRAMED_ROUTE);
+		assert_int_equal(err.rule_type, PFCP_RULE_PDR);
+		assert_int_equal(err.rule_id, 1);
+	}
+	for (i = 0; i < RTE_DIM(bad6); i++) {
+		n = est_framed(PFCP_IE_FRAMED_IPV6_ROUTE, &bad6[i], 1);
+		REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_FRAMED_IPV6_ROUTE);
+	}
+	/* An empty value is below the IE's length: 69. */
+	n = est_with_pdi_ie(PFCP_IE_FRAMED_ROUTE, "", 0);
+	assert_int_equal(dec(buf, (size_t)n), PFCP_DEC_REJECT);
+	/* A NUL inside the prefix. */
+	n = est_with_pdi_ie(PFCP_IE_FRAMED_ROUTE, "10.9\0.0.0/16", 12);
+	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_FRAMED_ROUTE);
+	/* UPF_MAX_PDR_FRAMED distinct routes fit; one more does not. */
+	for (i = 0; i <= UPF_MAX_PDR_FRAMED; i++) {
+		snprintf(txt[i], sizeof(txt[i]), "10.%u.0.0/16", i + 1);
+		many[i] = txt[i];
+	}
+	n = est_framed(PFCP_IE_FRAMED_ROUTE, many, UPF_MAX_PDR_FRAMED);
+	assert_int_equal(dec(buf, (size_t)n), PFCP_DEC_OK);
+	assert_int_equal(c->n_framed, UPF_MAX_PDR_FRAMED);
+	n = est_framed(PFCP_IE_FRAMED_ROUTE, many, UPF_MAX_PDR_FRAMED + 1);
+	REJECTS(buf, n, PFCP_CAUSE_RULE_FAILURE, PFCP_IE_FRAMED_ROUTE);
+}
+
 int
 main(void)
 {
@@ -2418,6 +2512,7 @@ main(void)
 		cmocka_unit_test(test_pool_identity),
 		cmocka_unit_test(test_ue_ipv6_prefix_fields),
 		cmocka_unit_test(test_traffic_endpoint),
+		cmocka_unit_test(test_framed_route),
 		cmocka_unit_test(test_bar),
 		cmocka_unit_test(test_urr_start_holding),
 		cmocka_unit_test(test_ie_details),

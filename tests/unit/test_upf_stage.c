@@ -1623,7 +1623,155 @@ test_delegated_prefix(void **state)
 	assert_int_equal(get32(rte_pktmbuf_mtod(out, const uint8_t *) + 14 + 20 + 8 + 4), 0x6011);
 	rte_pktmbuf_free(out);
 	assert_int_equal(upf_store_del(store, 0x11), 0);
-	assert_int_equal(store->ue.dlen, 0);
+	assert_int_equal(store->ue.dlen6, 0);
+}
+
+/* prefix a/plen of family af, host bits zero as the codec leaves them. */
+static struct upf_prefix
+framed_pfx(uint8_t af, const uint8_t *a, uint8_t plen)
+{
+	struct upf_prefix f = { .af = af, .plen = plen };
+
+	memcpy(f.a, a, af == 4 ? 4 : 16);
+	return f;
+}
+
+/* The TEID of what port 0 sent, or -1 if nothing. */
+static int64_t
+sent_teid(void)
+{
+	struct rte_mbuf *out = sent(0);
+	uint32_t teid;
+
+	if (out == NULL)
+		return -1;
+	teid = get32(rte_pktmbuf_mtod(out, const uint8_t *) + 14 + 20 + 8 + 4);
+	rte_pktmbuf_free(out);
+	return teid;
+}
+
+/*
+ * Framed routes (TS 29.244 5.2.1, FRRT): networks behind the UE. Session
+ * 0x21's downlink PDR has 10.45.100.0/24, 10.45.96.0/20 and
+ * fd00:45:77::/48 beside its UE address; session 0x22's the /25 of the
+ * /24's upper half, which takes those addresses (the longest prefix, across
+ * sessions). A downlink PDR of higher precedence with the UE address alone
+ * drops: its condition holds for the UE address and not for the routes.
+ * The uplink PDR's UE address condition holds for sources in its framed
+ * route too.
+ */
+static void
+test_framed_routes(void **state)
+{
+	const uint8_t remote6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+	uint8_t inner[128], a6[16] = { 0xfd, 0x00, 0x00, 0x45, 0x00, 0x77, [15] = 5 };
+	struct upf_sess_conf c;
+	struct rte_mbuf *m;
+	uint64_t unknown, far_drop, no_pdr;
+	char err[256];
+	unsigned int k;
+	static const struct {
+		uint32_t dst;
+		int64_t teid; /* The gNB TEID it goes down, or -1: dropped. */
+	} dl[] = {
+		{ IP4(10, 45, 100, 5), 0x6021 },   { IP4(10, 45, 100, 127), 0x6021 },
+		{ IP4(10, 45, 100, 128), 0x6022 }, { IP4(10, 45, 100, 255), 0x6022 },
+		{ IP4(10, 45, 97, 1), 0x6021 },    { IP4(10, 45, 111, 255), 0x6021 },
+		{ IP4(10, 45, 112, 0), -1 },       { IP4(10, 45, 95, 255), -1 },
+		{ IP4(10, 45, 0, 0x22), 0x6022 },
+	};
+
+	(void)state;
+	basic_session(&c, 0x21, 0x2021, UE(0x21), 0x6021);
+	pdrs[1].n_framed = 3;
+	pdrs[1].framed[0] = framed_pfx(4, (const uint8_t[]){ 10, 45, 100, 0 }, 24);
+	pdrs[1].framed[1] = framed_pfx(4, (const uint8_t[]){ 10, 45, 96, 0 }, 20);
+	pdrs[1].framed[2] = framed_pfx(6, (const uint8_t[16]){ 0xfd, 0, 0, 0x45, 0, 0x77 }, 48);
+	pdrs[0].ue4 = pdrs[1].ue4;
+	pdrs[0].n_framed = 1;
+	pdrs[0].framed[0] = pdrs[1].framed[0];
+	/* PDR 3: the UE address alone, before PDR 2, to a DROP FAR. */
+	pdrs[2] = pdrs[1];
+	pdrs[2].id = 3;
+	pdrs[2].precedence = 10;
+	pdrs[2].n_framed = 0;
+	pdrs[2].far_id = 3;
+	fars[2].id = 3;
+	fars[2].apply = UPF_FAR_DROP;
+	fars[2].ni = UPF_NI_NONE;
+	c.n_pdr = 3;
+	c.n_far = 3;
+	put_session(&c);
+	assert_true(upf_store_get(store, 0x21)->match[2].flags & UPF_PDR_FRAMED);
+	assert_true(store->ue.dlen4 == (UINT32_C(1) << 7 | UINT32_C(1) << 11));
+	assert_true(store->ue.dlen6 == UINT64_C(1) << 15);
+
+	basic_session(&c, 0x22, 0x2022, UE(0x22), 0x6022);
+	pdrs[1].n_framed = 1;
+	pdrs[1].framed[0] = framed_pfx(4, (const uint8_t[]){ 10, 45, 100, 128 }, 25);
+	put_session(&c);
+
+	/* The same route in another session is refused, and changes nothing. */
+	basic_session(&c, 0x23, 0x2023, UE(0x23), 0x6023);
+	pdrs[1].n_framed = 1;
+	pdrs[1].framed[0] = framed_pfx(4, (const uint8_t[]){ 10, 45, 100, 0 }, 24);
+	assert_int_equal(upf_store_put(store, &c, err, sizeof(err)), -EEXIST);
+	assert_non_null(strstr(err, "10.45.100.0/24"));
+	/* Not a prefix (host bits), or an IPv6 one longer than the UE table keys. */
+	pdrs[1].framed[0] = framed_pfx(4, (const uint8_t[]){ 10, 45, 101, 1 }, 24);
+	assert_int_equal(upf_store_put(store, &c, err, sizeof(err)), -EINVAL);
+	pdrs[1].framed[0] = framed_pfx(6, a6, 96);
+	assert_int_equal(upf_store_put(store, &c, err, sizeof(err)), -EINVAL);
+	assert_null(upf_store_get(store, 0x23));
+
+	for (k = 0; k < RTE_DIM(dl); k++) {
+		unknown = upf_drops(UPF_DROP_UNKNOWN_UE);
+		m = dl_frame(inner, user_pkt(inner, REMOTE, dl[k].dst, 1, 2, 8));
+		run(1, &m, 1);
+		if (sent_teid() != dl[k].teid)
+			fail_msg("downlink %u (%08x): not TEID %" PRId64, k, dl[k].dst, dl[k].teid);
+		if (dl[k].teid < 0)
+			assert_int_equal(upf_drops(UPF_DROP_UNKNOWN_UE), unknown + 1);
+	}
+	/* The UE address itself: PDR 3's DROP. */
+	far_drop = upf_drops(UPF_DROP_FAR_DROP);
+	m = dl_frame(inner, user_pkt(inner, REMOTE, UE(0x21), 1, 2, 8));
+	run(1, &m, 1);
+	assert_int_equal(sent_teid(), -1);
+	assert_int_equal(upf_drops(UPF_DROP_FAR_DROP), far_drop + 1);
+	/* IPv6: in the /48, and beside it. */
+	m = dl_frame(inner, user_pkt6(inner, remote6, a6));
+	run(1, &m, 1);
+	assert_int_equal(sent_teid(), 0x6021);
+	a6[5] = 0x78;
+	unknown = upf_drops(UPF_DROP_UNKNOWN_UE);
+	m = dl_frame(inner, user_pkt6(inner, remote6, a6));
+	run(1, &m, 1);
+	assert_int_equal(sent_teid(), -1);
+	assert_int_equal(upf_drops(UPF_DROP_UNKNOWN_UE), unknown + 1);
+
+	/* Uplink from the framed /24 passes PDR 1's address condition; from beside it, no PDR. */
+	m = gpdu(0x2021, 9, inner, user_pkt(inner, IP4(10, 45, 100, 9), REMOTE, 1, 2, 8));
+	run(0, &m, 1);
+	m = sent(1);
+	assert_non_null(m);
+	rte_pktmbuf_free(m);
+	no_pdr = upf_drops(UPF_DROP_NO_PDR);
+	m = gpdu(0x2021, 9, inner, user_pkt(inner, IP4(10, 45, 101, 9), REMOTE, 1, 2, 8));
+	run(0, &m, 1);
+	assert_null(sent(1));
+	assert_int_equal(upf_drops(UPF_DROP_NO_PDR), no_pdr + 1);
+
+	/* Session 0x22 gone: its /25 is 0x21's /24's again. */
+	assert_int_equal(upf_store_del(store, 0x22), 0);
+	m = dl_frame(inner, user_pkt(inner, REMOTE, IP4(10, 45, 100, 200), 1, 2, 8));
+	run(1, &m, 1);
+	assert_int_equal(sent_teid(), 0x6021);
+	assert_int_equal(upf_store_del(store, 0x21), 0);
+	assert_true(store->ue.dlen4 == 0 && store->ue.dlen6 == 0);
+	m = dl_frame(inner, user_pkt(inner, REMOTE, IP4(10, 45, 100, 5), 1, 2, 8));
+	run(1, &m, 1);
+	assert_int_equal(sent_teid(), -1);
 }
 
 int
@@ -1649,6 +1797,7 @@ main(void)
 		cmocka_unit_test(test_ue_to_ue),
 		cmocka_unit_test(test_dual_stack),
 		cmocka_unit_test(test_delegated_prefix),
+		cmocka_unit_test(test_framed_routes),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -1749,29 +1749,48 @@ test_prefix_has(void **state)
 	}
 }
 
-/* ---- delegated prefixes: the UE table against a brute-force longest match ---- */
+/* ---- prefix keys: the UE table against a brute-force longest match ---- */
 
 #define DM_PFX 256
 
-/* Prefix i of the model: instance i % 2, fd00:45:0:XXXX::/(64 - dbits). */
+/*
+ * Prefix i of the model: instance i % 2; IPv6 fd00:45:0:XXXX::/(64 - dbits)
+ * (delegated prefixes and framed routes alike, /0 to /64), IPv4
+ * 10.45.X.Y/(32 - dbits) (framed routes, /0 to /32; instance 0 has a direct
+ * range over 10.45.0.0/20, which holds its /32s).
+ */
 struct dm_pfx {
 	struct upf_ue_key k;
 	bool held;
 	void *obj;
 };
 
-/* The object a /64 (ni, 16 bits v) gets by the longest held prefix, or NULL. */
-static void *
-dm_best(const struct dm_pfx *m, unsigned int n, uint8_t ni, uint16_t v)
+/* The key's address as a number: IPv6 its /64, IPv4 its 32 bits. */
+static uint64_t
+dm_val(const struct upf_ue_key *k)
 {
+	uint64_t v = 0;
+	unsigned int i;
+
+	for (i = 0; i < (k->af == 4 ? 4u : 8u); i++)
+		v = v << 8 | k->a[i];
+	return v;
+}
+
+/* The object key q (a plain key) gets by the longest held prefix of its family and instance, or NULL. */
+static void *
+dm_best(const struct dm_pfx *m, unsigned int n, const struct upf_ue_key *q)
+{
+	const uint64_t v = dm_val(q);
 	int best = -1;
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
 		const unsigned int d = m[i].k.dbits;
-		const uint16_t pv = (uint16_t)(m[i].k.a[6] << 8 | m[i].k.a[7]);
+		const uint64_t x = dm_val(&m[i].k) ^ v;
 
-		if (!m[i].held || m[i].k.ni != ni || ((pv ^ v) >> d) != 0)
+		if (!m[i].held || m[i].k.ni != q->ni || m[i].k.af != q->af ||
+		    (d < 64 && (x >> d) != 0))
 			continue;
 		if (best < 0 || d < m[best].k.dbits)
 			best = (int)i;
@@ -1779,61 +1798,80 @@ dm_best(const struct dm_pfx *m, unsigned int n, uint8_t ni, uint16_t v)
 	return best < 0 ? NULL : m[best].obj;
 }
 
+/* A plain key near the model's prefixes (some far off) of family af. */
+static void
+dm_key(struct upf_ue_key *k, uint8_t af, uint32_t *rng)
+{
+	const uint16_t v = (uint16_t)(xs32(rng) % 8 == 0 ? xs32(rng) : 0x0100 + xs32(rng) % 0x300);
+	uint8_t a[8] = { 0xfd, 0x00, 0x00, 0x45, 0, 0 };
+
+	if (af == 4) {
+		a[0] = 10;
+		a[1] = xs32(rng) % 8 == 0 ? 46 : 45;
+		a[2] = (uint8_t)(v >> 8 & 0x0f);
+		a[3] = (uint8_t)v;
+	} else {
+		a[6] = (uint8_t)(v >> 8);
+		a[7] = (uint8_t)v;
+	}
+	upf_ue_key_make(k, (uint8_t)(xs32(rng) % 2), af, a, 0);
+}
+
 static void
 dm_check(const struct upf_ue_tab *t, const struct dm_pfx *m, unsigned int n, uint32_t *rng)
 {
-	static const uint8_t base[6] = { 0xfd, 0x00, 0x00, 0x45, 0, 0 };
 	struct upf_ue_key key[100];
 	const void *k[100];
 	void *got[100];
-	uint32_t want_dlen = 0;
+	uint64_t want6 = 0;
+	uint32_t want4 = 0;
 	unsigned int round, i;
 
-	for (i = 0; i < n; i++)
-		if (m[i].held && m[i].k.dbits != 0)
-			want_dlen |= 1u << m[i].k.dbits;
-	assert_int_equal(t->dlen, want_dlen);
+	for (i = 0; i < n; i++) {
+		if (!m[i].held || m[i].k.dbits == 0)
+			continue;
+		if (m[i].k.af == 6)
+			want6 |= UINT64_C(1) << (m[i].k.dbits - 1);
+		else
+			want4 |= UINT32_C(1) << (m[i].k.dbits - 1);
+	}
+	assert_true(t->dlen6 == want6);
+	assert_true(t->dlen4 == want4);
 	for (round = 0; round < 20; round++) {
-		/* 100 keys: more than one bulk lookup's 64. */
+		/* 100 keys: more than one bulk lookup's 64; both families mixed. */
 		for (i = 0; i < 100; i++) {
-			uint8_t a[8];
-			/* Mostly near the prefixes, some far off, one an IPv4 address. */
-			const uint16_t v =
-				(uint16_t)(xs32(rng) % 8 == 0 ? xs32(rng)
-							      : 0x0100 + xs32(rng) % 0x300);
-
-			memcpy(a, base, 6);
-			a[6] = (uint8_t)(v >> 8);
-			a[7] = (uint8_t)v;
-			upf_ue_key_make(&key[i], (uint8_t)(xs32(rng) % 2), i == 50 ? 4 : 6, a, 0);
+			dm_key(&key[i], round % 4 == 3 || xs32(rng) % 3 == 0 ? 4 : 6, rng);
 			k[i] = &key[i];
 		}
-		upf_ue_lookup_bulk(t, k, 100, got);
-		for (i = 0; i < 100; i++) {
-			const uint16_t v = (uint16_t)(key[i].a[6] << 8 | key[i].a[7]);
-
-			if (key[i].af == 4) {
-				assert_null(got[i]);
-				continue;
-			}
-			if (got[i] != dm_best(m, n, key[i].ni, v))
-				fail_msg("round %u key %u (ni %u, %04x): got %p", round, i,
-					 key[i].ni, v, got[i]);
+		/* Every fourth round, instance 0's direct range only: no hash
+		 * lookup at all, so no hash miss to start the second pass. */
+		for (i = 0; round % 4 == 3 && i < 100; i++) {
+			key[i].ni = 0;
+			key[i].a[1] = 45;
 		}
+		upf_ue_lookup_bulk(t, k, 100, got);
+		for (i = 0; i < 100; i++)
+			if (got[i] != dm_best(m, n, &key[i]))
+				fail_msg("round %u key %u (ni %u, af %u, %" PRIx64 "): got %p",
+					 round, i, key[i].ni, key[i].af, dm_val(&key[i]), got[i]);
 	}
 }
 
 /*
- * Delegated prefixes of /48 to /64 (UPF_UE_DBITS_MAX), nested and side by
- * side in two instances, added and removed at random: every lookup gets
- * the longest held prefix of its instance, as a linear scan finds it, and
- * dlen has exactly the lengths held.
+ * Prefix keys of both families, nested and side by side in two instances,
+ * added and removed at random: every lookup gets the longest held prefix
+ * of its family and instance, as a linear scan finds it, and dlen4 / dlen6
+ * have exactly the lengths held. Instance 0's IPv4 /32s live in a direct
+ * range that some of the prefixes overlap (a framed route inside a pool):
+ * a direct miss still finds them.
  */
 static void
-test_ue_delegated_model(void **state)
+test_ue_prefix_model(void **state)
 {
 	static struct dm_pfx m[DM_PFX];
-	static const uint8_t dbits[] = { 0, 0, 0, 1, 2, 4, 7, 8, 8, 8, 12, 16 };
+	static const uint8_t dbits6[] = { 0, 0, 0, 1, 2, 4, 7, 8, 8, 8, 12, 16, 17, 40, 63, 64 };
+	static const uint8_t dbits4[] = { 0, 0, 0, 1, 2, 4, 7, 8, 8, 12, 16, 17, 20, 31, 32 };
+	const struct upf_ue_dir_conf dir = { .ni = 0, .plen = 20, .base = 0x0a2d0000 };
 	char name[RTE_HASH_NAMESIZE] = "ut_ue_dm";
 	struct rte_hash_parameters hp = {
 		.name = name,
@@ -1851,39 +1889,45 @@ test_ue_delegated_model(void **state)
 	memset(m, 0, sizeof(m));
 	/* Distinct prefixes (the same one twice would be one key). */
 	while (n < DM_PFX) {
-		uint8_t a[8] = { 0xfd, 0x00, 0x00, 0x45, 0, 0 };
-		const uint16_t v = (uint16_t)(0x0100 + xs32(&rng) % 0x300);
+		const uint8_t af = n % 3 == 0 ? 4 : 6;
+		struct upf_ue_key k;
 
-		a[6] = (uint8_t)(v >> 8);
-		a[7] = (uint8_t)v;
-		upf_ue_key_make(&m[n].k, (uint8_t)(n % 2), 6, a,
-				dbits[xs32(&rng) % RTE_DIM(dbits)]);
+		dm_key(&k, af, &rng);
+		upf_ue_key_make(&m[n].k, (uint8_t)(n % 2), af, k.a,
+				af == 4 ? dbits4[xs32(&rng) % RTE_DIM(dbits4)]
+					: dbits6[xs32(&rng) % RTE_DIM(dbits6)]);
 		for (j = 0; j < n && memcmp(&m[j].k, &m[n].k, sizeof(m[n].k)) != 0; j++)
 			;
 		if (j == n)
 			n++;
 	}
-	assert_int_equal(upf_ue_init(&t, rte_hash_create(&hp), NULL, 0, SOCKET_ID_ANY, err,
+	assert_int_equal(upf_ue_init(&t, rte_hash_create(&hp), &dir, 1, SOCKET_ID_ANY, err,
 				     sizeof(err)),
 			 0);
-	/* A length beyond the longest, or on an IPv4 key, is refused. */
+	/* A length beyond the family's widest is refused. */
 	{
-		struct upf_ue_key bad = m[0].k;
+		struct upf_ue_key bad = m[1].k;
 
-		bad.dbits = UPF_UE_DBITS_MAX + 1;
+		bad.af = 6;
+		bad.dbits = UPF_UE_DBITS6_MAX + 1;
 		assert_int_equal(upf_ue_add(&t, &bad, fake_obj(1, false)), -EINVAL);
 		bad.af = 4;
-		bad.dbits = 8;
+		bad.dbits = UPF_UE_DBITS4_MAX + 1;
 		assert_int_equal(upf_ue_add(&t, &bad, fake_obj(1, false)), -EINVAL);
-		assert_int_equal(t.dlen, 0);
+		assert_true(t.dlen6 == 0 && t.dlen4 == 0);
 	}
 	for (step = 0; step < 6000; step++) {
 		i = xs32(&rng) % n;
 		if (m[i].held && xs32(&rng) % 2 == 0) {
 			const int32_t pos = upf_ue_del(&t, &m[i].k);
 
-			assert_true(pos >= 0);
-			assert_int_equal(rte_hash_free_key_with_position(t.h, pos), 0);
+			/* A direct entry has no hash position. */
+			if (upf_ue_dir_slot(&t, &m[i].k) == NULL || m[i].k.dbits != 0) {
+				assert_true(pos >= 0);
+				assert_int_equal(rte_hash_free_key_with_position(t.h, pos), 0);
+			} else {
+				assert_int_equal(pos, -1);
+			}
 			m[i].held = false;
 		} else {
 			/* New, or the same key pointed at another object. */
@@ -1891,16 +1935,21 @@ test_ue_delegated_model(void **state)
 			assert_int_equal(upf_ue_add(&t, &m[i].k, m[i].obj), 0);
 			m[i].held = true;
 		}
+		assert_ptr_equal(upf_ue_find(&t, &m[i].k), m[i].held ? m[i].obj : NULL);
 		if (step % 500 == 0)
 			dm_check(&t, m, n, &rng);
 	}
 	dm_check(&t, m, n, &rng);
 	for (i = 0; i < n; i++)
 		if (m[i].held) {
-			assert_true(upf_ue_del(&t, &m[i].k) >= 0);
+			const int32_t pos = upf_ue_del(&t, &m[i].k);
+
+			if (pos >= 0)
+				assert_int_equal(rte_hash_free_key_with_position(t.h, pos), 0);
 			m[i].held = false;
 		}
-	assert_int_equal(t.dlen, 0);
+	assert_true(t.dlen6 == 0 && t.dlen4 == 0);
+	assert_int_equal(upf_ue_count(&t), 0);
 	dm_check(&t, m, n, &rng);
 	upf_ue_fini(&t);
 }
@@ -1909,24 +1958,15 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_invalid_params),
-		cmocka_unit_test(test_invalid_session),
-		cmocka_unit_test(test_compile),
-		cmocka_unit_test(test_pdr_groups),
-		cmocka_unit_test(test_shared_keys),
-		cmocka_unit_test(test_replace),
-		cmocka_unit_test(test_conflict),
-		cmocka_unit_test(test_table_full_rollback),
-		cmocka_unit_test(test_enospc),
-		cmocka_unit_test(test_usage_and_reuse),
-		cmocka_unit_test(test_counts_and_rings),
-		cmocka_unit_test(test_rcu_grace),
-		cmocka_unit_test(test_teid_model),
-		cmocka_unit_test(test_teid_full),
-		cmocka_unit_test(test_chosen_teid),
-		cmocka_unit_test(test_ue_model),
-		cmocka_unit_test(test_ue_delegated_model),
-		cmocka_unit_test(test_prefix_has),
+		cmocka_unit_test(test_invalid_params),   cmocka_unit_test(test_invalid_session),
+		cmocka_unit_test(test_compile),          cmocka_unit_test(test_pdr_groups),
+		cmocka_unit_test(test_shared_keys),      cmocka_unit_test(test_replace),
+		cmocka_unit_test(test_conflict),         cmocka_unit_test(test_table_full_rollback),
+		cmocka_unit_test(test_enospc),           cmocka_unit_test(test_usage_and_reuse),
+		cmocka_unit_test(test_counts_and_rings), cmocka_unit_test(test_rcu_grace),
+		cmocka_unit_test(test_teid_model),       cmocka_unit_test(test_teid_full),
+		cmocka_unit_test(test_chosen_teid),      cmocka_unit_test(test_ue_model),
+		cmocka_unit_test(test_ue_prefix_model),  cmocka_unit_test(test_prefix_has),
 	};
 	/* The sessions' tests again with their UE addresses in the UE
 	 * table's direct array rather than its hash. */
