@@ -356,9 +356,11 @@ struct upf_pdr_dp {
 	uint8_t ue6_dbits; /**< As upf_pdr_conf.ue6_dbits. */
 	uint8_t qfi;
 	uint8_t n_sdf;
-	uint16_t sdf; /**< First of n_sdf in the session's sdf array. */
+	/** Its framed routes: the session's framed array holds each PDR's in
+	 * turn, so the first is the sum of the PDRs' before it (read only on
+	 * the framed path). In what was padding: the struct keeps its size. */
 	uint8_t n_framed;
-	uint16_t framed; /**< First of n_framed in the session's framed array. */
+	uint16_t sdf; /**< First of n_sdf in the session's sdf array. */
 	uint16_t far; /**< Index in the session's far array (always valid). */
 	uint8_t n_qer, n_urr;
 	uint16_t qer[UPF_MAX_PDR_QER];

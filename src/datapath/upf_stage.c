@@ -183,11 +183,13 @@ ue6_in_prefix(const struct upf_sess_dp *s, unsigned int i, const struct upf_pdr_
 static __rte_noinline bool
 framed_scan(const struct upf_sess_dp *s, unsigned int i, uint8_t af, const uint8_t *ue)
 {
-	const struct upf_pdr_dp *d = &s->pdr[i];
+	const struct upf_prefix *f = s->framed;
 	unsigned int j;
 
-	for (j = 0; j < d->n_framed; j++)
-		if (upf_prefix_has(&s->framed[d->framed + j], af, ue))
+	for (j = 0; j < i; j++)
+		f += s->pdr[j].n_framed;
+	for (j = 0; j < s->pdr[i].n_framed; j++)
+		if (upf_prefix_has(&f[j], af, ue))
 			return true;
 	return false;
 }
