@@ -304,7 +304,7 @@ struct upf_sess_conf {
 #define UPF_PDR_OHR 0x10 /**< Remove the outer header. */
 /** ue6 is a delegated prefix: upf_pdr_dp.ue6_dbits says how short. */
 #define UPF_PDR_UE6_PFX 0x20
-/** Framed routes: the address is also the PDR's when in one (upf_pdr_dp.framed). */
+/** Framed routes: the address is also the PDR's when in one (upf_sess_framed()). */
 #define UPF_PDR_FRAMED 0x40
 
 #define UPF_IDX_NONE UINT16_MAX
@@ -463,15 +463,25 @@ struct upf_sess_dp {
 	uint8_t act_need;
 	/* The control side's and telemetry's. */
 	uint64_t up_seid;
-	uint16_t n_far, n_qer, n_urr, n_sdf, n_framed;
+	uint16_t n_far, n_qer, n_urr, n_sdf;
 	const struct upf_pdr_dp *pdr;
 	const struct upf_far_dp *far;
 	const struct upf_urr_dp *urr;
-	/** The PDRs' framed routes; a packet reads them only when its address
-	 * is not the PDR's UE address (UPF_PDR_FRAMED). */
-	const struct upf_prefix *framed;
 	/* The arrays follow in the same allocation. */
 };
+
+/**
+ * The session's framed routes, each PDR's in turn (upf_pdr_dp.n_framed):
+ * right after its SDF filters, so that neither a field of this header nor
+ * a byte of a session without routes pays for them. A packet reads them
+ * only when its address is not its PDR's UE address (UPF_PDR_FRAMED).
+ */
+static inline const struct upf_prefix *
+upf_sess_framed(const struct upf_sess_dp *s)
+{
+	return (const struct upf_prefix *)
+		RTE_PTR_ADD(s->sdf, RTE_ALIGN((size_t)s->n_sdf * sizeof(struct upf_sdf), 8));
+}
 
 /** Volume counters of one URR slot on one worker; single writer. */
 struct upf_urr_ctr {

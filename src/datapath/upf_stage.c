@@ -183,7 +183,7 @@ ue6_in_prefix(const struct upf_sess_dp *s, unsigned int i, const struct upf_pdr_
 static __rte_noinline bool
 framed_scan(const struct upf_sess_dp *s, unsigned int i, uint8_t af, const uint8_t *ue)
 {
-	const struct upf_prefix *f = s->framed;
+	const struct upf_prefix *f = upf_sess_framed(s);
 	unsigned int j;
 
 	for (j = 0; j < i; j++)

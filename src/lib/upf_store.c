@@ -1088,13 +1088,14 @@ obj_alloc(struct store_priv *st, const struct upf_sess_conf *c, unsigned int n_s
 	size = RTE_ALIGN(size, RTE_CACHE_LINE_SIZE);
 	OBJ_ARRAY(1, c->n_pdr, struct upf_pdr_act);
 	OBJ_ARRAY(2, n_sdf, struct upf_sdf);
+	/* Where upf_sess_framed() finds them. */
+	OBJ_ARRAY(9, n_framed, struct upf_prefix);
 	OBJ_ARRAY(3, c->n_pdr, struct upf_pdr_dp);
 	OBJ_ARRAY(4, c->n_far, struct upf_far_dp);
 	OBJ_ARRAY(5, c->n_qer, struct upf_qer_dp);
 	OBJ_ARRAY(6, c->n_urr, struct upf_urr_dp);
 	OBJ_ARRAY(7, n_teid, uint32_t);
 	OBJ_ARRAY(8, n_ue, struct upf_ue_key);
-	OBJ_ARRAY(9, n_framed, struct upf_prefix);
 #undef OBJ_ARRAY
 	size = RTE_ALIGN(size, SLAB_STEP);
 	o = obj_mem_get(st, size);
@@ -1108,7 +1109,6 @@ obj_alloc(struct store_priv *st, const struct upf_sess_conf *c, unsigned int n_s
 	dp->n_qer = c->n_qer;
 	dp->n_urr = c->n_urr;
 	dp->n_sdf = (uint16_t)n_sdf;
-	dp->n_framed = (uint16_t)n_framed;
 	dp->match = (const void *)(base + off[0]);
 	dp->act = (const void *)(base + off[1]);
 	dp->sdf = (const void *)(base + off[2]);
@@ -1118,7 +1118,7 @@ obj_alloc(struct store_priv *st, const struct upf_sess_conf *c, unsigned int n_s
 	dp->urr = (const void *)(base + off[6]);
 	o->teid = (void *)(base + off[7]);
 	o->ue = (void *)(base + off[8]);
-	dp->framed = (const void *)(base + off[9]);
+	RTE_VERIFY((const void *)upf_sess_framed(dp) == (const void *)(base + off[9]));
 	o->size = size;
 	return o;
 }
@@ -1213,7 +1213,7 @@ obj_fill(struct store_priv *st, struct sess_obj *o, const struct upf_sess_conf *
 	struct upf_pdr_dp *pdr = (struct upf_pdr_dp *)(uintptr_t)o->dp.pdr;
 	struct upf_far_dp *far = (struct upf_far_dp *)(uintptr_t)o->dp.far;
 	struct upf_sdf *sdf = (struct upf_sdf *)(uintptr_t)o->dp.sdf;
-	struct upf_prefix *framed = (struct upf_prefix *)(uintptr_t)o->dp.framed;
+	struct upf_prefix *framed = (struct upf_prefix *)(uintptr_t)upf_sess_framed(&o->dp);
 	const struct upf_store_params *p = &st->s->p;
 	unsigned int i, j, n_ul, n_dl, n_sdf = 0, n_framed = 0;
 	uint8_t order[UPF_MAX_PDR];
