@@ -21,11 +21,12 @@
  * hash key tagged with its length, not a key per /64: a fixed-wireless
  * CPE's /56 would be 256. So is a framed route (a network behind the UE,
  * IPv4 /0 to /31, IPv6 /0 to /63; a /32 or /64 is a plain key). A key
- * that misses is looked up again at each length some prefix of its family
- * has (dlen4, dlen6), the longest first: the longest prefix wins, as in
- * routing. Traffic pays nothing for it while no prefix is held: the second
- * pass is for misses only (IPv6: hash misses; IPv4: any, as a framed
- * route may lie in a direct range), and only while one is.
+ * that misses in the hash is looked up again at each length some prefix
+ * of its family has (dlen4, dlen6), the longest first: the longest prefix
+ * wins, as in routing. No IPv4 prefix key may overlap a direct range
+ * (upf_ue_add refuses one), so the arrays stay authoritative and their
+ * misses need no second pass. Traffic pays nothing for prefixes: the
+ * second pass is for hash misses only, and only while one is held.
  *
  * One atomic store publishes, repoints or clears an entry. Objects are
  * freed by the store after an RCU grace period, once no entry names them;
@@ -228,10 +229,9 @@ upf_ue_lookup_bulk(const struct upf_ue_tab *t, const void **keys, unsigned int n
 		for (j = 0; j < n; j++)
 			obj[i + at[j]] = (hits & (1ull << j)) ? ho[j] : NULL;
 	}
-	/* An IPv6 prefix is in the hash, so only a hash miss can be one of
-	 * its addresses; an IPv4 framed route may lie in a direct range,
-	 * whose misses are not counted here. */
-	if (unlikely(dlen4 != 0) || (unlikely(dlen6 != 0) && miss))
+	/* Only a hash miss can be an address of a prefix: none overlaps a
+	 * direct range. */
+	if (unlikely((dlen6 | dlen4) != 0) && miss)
 		upf_ue_lookup_prefixes(t, keys, nk, obj, dlen4, dlen6);
 }
 
@@ -250,8 +250,17 @@ void upf_ue_fini(struct upf_ue_tab *t);
 size_t upf_ue_dir_bytes(const struct upf_ue_tab *t);
 
 /**
+ * Whether a prefix key (dbits not 0) of IPv4 overlaps its instance's
+ * direct range, which upf_ue_add refuses: the range must stay the only
+ * answer for its addresses.
+ */
+bool upf_ue_overlaps_dir(const struct upf_ue_tab *t, const struct upf_ue_key *k);
+
+/**
  * Point a key at data (not NULL): its direct entry, or the hash.
- * @return 0, or rte_hash_add_key_data's error (-ENOSPC: the hash is full).
+ * @return 0, -EINVAL (a prefix length the family cannot have, or an IPv4
+ * prefix over a direct range), or rte_hash_add_key_data's error (-ENOSPC:
+ * the hash is full).
  */
 int upf_ue_add(struct upf_ue_tab *t, const struct upf_ue_key *k, void *data);
 /**

@@ -1532,6 +1532,15 @@ upf_store_put(struct upf_store *s, const struct upf_sess_conf *c, char *err, siz
 		void *d;
 
 		u.ue_was_old[i] = false;
+		if (upf_ue_overlaps_dir(&s->ue, &o->ue[i])) {
+			fmt_ue(buf, sizeof(buf), &o->ue[i]);
+			seterr(err, errlen,
+			       "framed route %s overlaps the UE direct range (the first "
+			       "ue_alloc prefix) of its instance",
+			       buf);
+			ret = -EINVAL;
+			goto fail_obj;
+		}
 		d = upf_ue_find(&s->ue, &o->ue[i]);
 		if (d == NULL)
 			continue;

@@ -121,6 +121,19 @@ dlen_set(struct upf_ue_tab *t, const struct upf_ue_key *k, bool on)
 	}
 }
 
+bool
+upf_ue_overlaps_dir(const struct upf_ue_tab *t, const struct upf_ue_key *k)
+{
+	uint64_t first, last, a;
+
+	if (k->af != 4 || k->dbits == 0 || k->ni >= UPF_UE_DIR_NI || t->dir[k->ni].n == 0)
+		return false;
+	a = (uint64_t)k->a[0] << 24 | (uint64_t)k->a[1] << 16 | (uint64_t)k->a[2] << 8 | k->a[3];
+	first = t->dir[k->ni].base;
+	last = first + t->dir[k->ni].n - 1;
+	return a <= last && a + (UINT64_C(1) << RTE_MIN(k->dbits, 32u)) - 1 >= first;
+}
+
 int
 upf_ue_add(struct upf_ue_tab *t, const struct upf_ue_key *k, void *data)
 {
@@ -133,7 +146,7 @@ upf_ue_add(struct upf_ue_tab *t, const struct upf_ue_key *k, void *data)
 		if (k->dbits == 0)
 			return rte_hash_add_key_data(t->h, k, data);
 		cnt = dlen_count(t, k);
-		if (cnt == NULL)
+		if (cnt == NULL || upf_ue_overlaps_dir(t, k))
 			return -EINVAL;
 		if (rte_hash_lookup(t->h, k) >= 0)
 			return rte_hash_add_key_data(t->h, k, data);

@@ -827,6 +827,26 @@ test_conflict(void **state)
 	assert_ptr_equal(by_ue4(s, 0, 0x0a2d0001), a);
 	upf_store_counts(s, &c1);
 	same_counts(&c0, &c1);
+
+	/* A framed route over the direct range (the "direct" group's 10.45/16)
+	 * is refused, leaving nothing; elsewhere, or without a range, taken. */
+	sb_simple(&b, 4, 0x400, 0x0a2d0004);
+	b.pdr[1].n_framed = 1;
+	b.pdr[1].framed[0] = (struct upf_prefix){ .af = 4, .plen = 24, .a = { 10, 45, 7, 0 } };
+	if (ue_direct) {
+		assert_int_equal(put(s, &b), -EINVAL);
+		assert_err_has("10.45.7.0/24", "direct range");
+		assert_null(upf_store_get(s, 4));
+		assert_null(by_teid(s, 0x400));
+		assert_true(s->ue.dlen4 == 0);
+	} else {
+		assert_int_equal(put(s, &b), 0);
+		assert_ptr_equal(by_ue4(s, 0, 0x0a2d0709), upf_store_get(s, 4));
+		assert_int_equal(upf_store_del(s, 4), 0);
+	}
+	b.pdr[1].framed[0].a[0] = 192;
+	assert_int_equal(put(s, &b), 0);
+	assert_ptr_equal(by_ue4(s, 0, 0xc02d0709), upf_store_get(s, 4));
 	upf_store_free(s);
 }
 
@@ -1857,13 +1877,24 @@ dm_check(const struct upf_ue_tab *t, const struct dm_pfx *m, unsigned int n, uin
 	}
 }
 
+/* Whether model key k is an IPv4 prefix over instance 0's direct range 10.45.0.0/20. */
+static bool
+dm_over_dir(const struct upf_ue_key *k)
+{
+	const uint64_t v = dm_val(k), first = 0x0a2d0000, last = 0x0a2d0fff;
+
+	return k->af == 4 && k->ni == 0 && k->dbits != 0 && v <= last &&
+		v + (UINT64_C(1) << k->dbits) - 1 >= first;
+}
+
 /*
  * Prefix keys of both families, nested and side by side in two instances,
  * added and removed at random: every lookup gets the longest held prefix
  * of its family and instance, as a linear scan finds it, and dlen4 / dlen6
  * have exactly the lengths held. Instance 0's IPv4 /32s live in a direct
- * range that some of the prefixes overlap (a framed route inside a pool):
- * a direct miss still finds them.
+ * range; an IPv4 prefix over it is refused (the range answers for its
+ * addresses alone, so its misses take no second pass), checked against
+ * the range's bounds here, and lookups there find the /32s or nothing.
  */
 static void
 test_ue_prefix_model(void **state)
@@ -1929,8 +1960,13 @@ test_ue_prefix_model(void **state)
 				assert_int_equal(pos, -1);
 			}
 			m[i].held = false;
+		} else if (dm_over_dir(&m[i].k)) {
+			assert_true(upf_ue_overlaps_dir(&t, &m[i].k));
+			assert_int_equal(upf_ue_add(&t, &m[i].k, fake_obj(step + 1, false)),
+					 -EINVAL);
 		} else {
 			/* New, or the same key pointed at another object. */
+			assert_false(upf_ue_overlaps_dir(&t, &m[i].k));
 			m[i].obj = fake_obj(step + 1, false);
 			assert_int_equal(upf_ue_add(&t, &m[i].k, m[i].obj), 0);
 			m[i].held = true;
