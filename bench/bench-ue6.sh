@@ -6,8 +6,12 @@
 # addresses inside delegated /56s (one key per prefix). Writes
 # docs/upf-delegated-bench/results.csv, run.txt, the plot, and
 # docs/upf-delegated-bench.md (bench/ue6_report.py). About 2 minutes.
+# FAMILY=4 measures IPv4 UE addresses and framed routes instead (a framed
+# /28 per session; uebench.c says what each case is) into
+# docs/upf-framed-bench.md and docs/upf-framed-bench/.
 #
 #   sudo bench/bench-ue6.sh               # the run behind docs/upf-delegated-bench.md
+#   sudo FAMILY=4 bench/bench-ue6.sh      # the run behind docs/upf-framed-bench.md
 #   sudo bench/bench-ue6.sh --quick       # 1K and 100K, 3 rounds, no docs
 #   LCORE=1 REPS=15 LOOKUPS=4000000 SESSIONS=1000,1000000 sudo -E bench/bench-ue6.sh
 #
@@ -29,19 +33,28 @@ LCORE=${LCORE:-$(bench_last_cpu)}
 REPS=${REPS:-21}
 LOOKUPS=${LOOKUPS:-4000000}
 SESSIONS=${SESSIONS:-1000,100000,1000000}
+FAMILY=${FAMILY:-6}
+case "$FAMILY" in
+4) out=docs/upf-framed-bench ;;
+6) out=docs/upf-delegated-bench ;;
+*) echo "bench-ue6.sh: FAMILY=$FAMILY: want 4 or 6" >&2; exit 2 ;;
+esac
 scripts/deps.sh
 bench_reserve_pages bench-ue6.sh 1600
 bench_build lanefwd-uebench
 
 eal=(-l "$LCORE" --no-pci --no-telemetry --huge-unlink --file-prefix "uebench_$$" --log-level 3)
 if [ "$quick" -eq 1 ]; then
-	exec build/lanefwd-uebench "${eal[@]}" -- --sessions 1000,100000 --reps 3 --lookups 1000000
+	exec build/lanefwd-uebench "${eal[@]}" -- --sessions 1000,100000 --reps 3 --lookups 1000000 \
+		--family "$FAMILY"
 fi
-out=docs/upf-delegated-bench
-args=(--sessions "$SESSIONS" --reps "$REPS" --lookups "$LOOKUPS" --csv "$out/results.csv")
+mkdir -p "$out"
+args=(--sessions "$SESSIONS" --reps "$REPS" --lookups "$LOOKUPS" --family "$FAMILY"
+	--csv "$out/results.csv")
 cmd="build/lanefwd-uebench ${eal[*]} -- ${args[*]}"
 echo "$cmd"
 build/lanefwd-uebench "${eal[@]}" -- "${args[@]}" | tee "$out/run.txt"
-/usr/bin/python3 bench/ue6_report.py --csv "$out/results.csv" --run "$out/run.txt" \
-	--cmd "bench/bench-ue6.sh (REPS=$REPS LOOKUPS=$LOOKUPS SESSIONS=$SESSIONS LCORE=$LCORE): $cmd" \
-	--doc docs/upf-delegated-bench.md --plots "$out"
+/usr/bin/python3 bench/ue6_report.py --family "$FAMILY" --csv "$out/results.csv" \
+	--run "$out/run.txt" \
+	--cmd "bench/bench-ue6.sh (FAMILY=$FAMILY REPS=$REPS LOOKUPS=$LOOKUPS SESSIONS=$SESSIONS LCORE=$LCORE): $cmd" \
+	--doc "$out.md" --plots "$out"

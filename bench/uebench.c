@@ -21,7 +21,8 @@
  *
  * The session ids come from a uniform random trace; a burst's keys are
  * built from it just before the lookup (not timed); only the lookup is
- * timed (TSC). Rounds rotate the order of the cases; the median over the
+ * timed (TSC), the objects found read in it as the datapath reads them
+ * at once. Rounds rotate the order of the cases; the median over the
  * repetitions is reported, and the per-round ratios to s64. Before each
  * case a 256 MiB buffer is read through (untimed), so that none starts
  * with the cache its predecessor left: s64 and s64+dlg look up the same
@@ -32,12 +33,25 @@
  * (exit 3 on a mismatch: a broken table cannot give a number).
  * bench/bench-ue6.sh runs it and writes docs/upf-delegated-bench.md.
  *
- * --aa runs s64+dlg without its extra session, an A/A of s64 (the check of
- * the harness's fairness above); --no-flush leaves the caches as the last
- * case left them.
+ * --family 4 runs the same three cases for IPv4 and framed routes
+ * (TS 29.244 FRRT), which are prefix keys as delegated prefixes are:
+ *
+ *   a32:      N sessions, each a UE address in the direct array of
+ *             10.0.0.0/10 (as addresses from ue_alloc are); the keys are
+ *             those addresses.
+ *   a32+fr:   the same, while one more session holds a framed /28
+ *             elsewhere: the second pass is armed, and no key needs it
+ *             (no route may overlap a direct range, so its misses are
+ *             final). The claim: UE traffic pays nothing for routes held.
+ *   fr28:     N sessions, each a framed /28 (one key each, in the hash);
+ *             the keys are addresses inside them, each found at its /28.
+ *
+ * --aa runs s64+dlg (a32+fr) without its extra session, an A/A of s64
+ * (the check of the harness's fairness above); --no-flush leaves the
+ * caches as the last case left them.
  *
  * usage: lanefwd-uebench [EAL args] -- [--sessions N,N,...] [--lookups N] [--reps N]
- *        [--burst N] [--csv FILE] [--aa] [--no-flush]
+ *        [--burst N] [--csv FILE] [--aa] [--no-flush] [--family 4|6]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -60,7 +74,9 @@
 #define FLUSH_BYTES (256u << 20) /* Larger than any last-level cache here. */
 
 enum kase { K_S64, K_S64_DLG, K_DLG56, K_COUNT };
-static const char *const kase_names[K_COUNT] = { "s64", "s64+dlg", "dlg56" };
+static const char *const names6[K_COUNT] = { "s64", "s64+dlg", "dlg56" };
+static const char *const names4[K_COUNT] = { "a32", "a32+fr", "fr28" };
+static const char *const *kase_names = names6;
 
 struct opts {
 	uint32_t sessions[MAX_LIST];
@@ -71,9 +87,11 @@ struct opts {
 	const char *csv;
 	bool aa; /* s64+dlg without the extra session. */
 	bool no_flush;
+	uint8_t family;
 };
 
 static bool aa;
+static uint8_t family = 6;
 
 static uint64_t
 xs64(uint64_t *s)
@@ -84,11 +102,25 @@ xs64(uint64_t *s)
 	return *s;
 }
 
-/* Session i's UE /64 (s64) or delegated /56 (dlg56: byte 7, the subnet, is free). */
+/*
+ * Session i's UE /64 (s64) or delegated /56 (dlg56: byte 7, the subnet, is
+ * free); IPv4: its address 10.0.0.0 + i (a32) or framed 11.0.0.0/28 + i
+ * (fr28: the last 4 bits, sub's low ones, are free).
+ */
 static void
 ue_addr(uint8_t a[16], enum kase k, uint32_t i, uint8_t sub)
 {
 	memset(a, 0, 16);
+	if (family == 4) {
+		const uint32_t v =
+			k == K_DLG56 ? 0x0b000000u | i << 4 | (sub & 0xfu) : 0x0a000000u | i;
+
+		a[0] = (uint8_t)(v >> 24);
+		a[1] = (uint8_t)(v >> 16);
+		a[2] = (uint8_t)(v >> 8);
+		a[3] = (uint8_t)v;
+		return;
+	}
 	a[0] = 0xfd;
 	a[3] = k == K_DLG56 ? 0x46 : 0x45;
 	if (k == K_DLG56) {
@@ -103,9 +135,12 @@ ue_addr(uint8_t a[16], enum kase k, uint32_t i, uint8_t sub)
 	}
 }
 
-/* Session seid with one downlink PDR on ue (dbits: its delegation) and a FAR. */
+/*
+ * Session seid with one downlink PDR on ue and a FAR; pfx: ue is a prefix,
+ * a delegated /56 (IPv6) or a framed /28 (IPv4, the PDR's only condition).
+ */
 static int
-put(struct upf_store *s, uint64_t seid, const uint8_t ue[16], uint8_t dbits)
+put(struct upf_store *s, uint64_t seid, const uint8_t ue[16], bool pfx)
 {
 	struct upf_pdr_conf pdr;
 	struct upf_far_conf far;
@@ -126,9 +161,19 @@ put(struct upf_store *s, uint64_t seid, const uint8_t ue[16], uint8_t dbits)
 	pdr.precedence = 100;
 	pdr.src_iface = UPF_IF_CORE;
 	pdr.ni = 0;
-	pdr.ue6.af = 6;
-	memcpy(pdr.ue6.a, ue, 16);
-	pdr.ue6_dbits = dbits;
+	if (family == 4 && pfx) {
+		pdr.n_framed = 1;
+		pdr.framed[0].af = 4;
+		pdr.framed[0].plen = 28;
+		memcpy(pdr.framed[0].a, ue, 4);
+	} else if (family == 4) {
+		pdr.ue4.af = 4;
+		memcpy(pdr.ue4.a, ue, 4);
+	} else {
+		pdr.ue6.af = 6;
+		memcpy(pdr.ue6.a, ue, 16);
+		pdr.ue6_dbits = pfx ? 8 : 0;
+	}
 	pdr.has_far = true;
 	pdr.far_id = 1;
 	far.id = 1;
@@ -157,6 +202,13 @@ store_make(uint32_t n, enum kase k)
 	p.n_workers = 1;
 	p.socket = (int)rte_socket_id();
 	p.ring_size = 64;
+	if (family == 4 && k == K_S64) {
+		/* The addresses the UPF hands out index a direct array. */
+		p.n_ue_dir = 1;
+		p.ue_dir[0].ni = 0;
+		p.ue_dir[0].plen = UPF_UE_DIR_MIN_PLEN;
+		p.ue_dir[0].base = 0x0a000000u;
+	}
 	s = upf_store_create(&p, err, sizeof(err));
 	if (s == NULL) {
 		fprintf(stderr, "uebench: %s\n", err);
@@ -164,7 +216,7 @@ store_make(uint32_t n, enum kase k)
 	}
 	for (i = 0; i < n; i++) {
 		ue_addr(a, k, i, 0);
-		if (put(s, i + 1, a, k == K_DLG56 ? 8 : 0) != 0) {
+		if (put(s, i + 1, a, k == K_DLG56) != 0) {
 			upf_store_free(s);
 			return NULL;
 		}
@@ -172,22 +224,26 @@ store_make(uint32_t n, enum kase k)
 	return s;
 }
 
-/* The extra session of s64+dlg: a /56 no key of the trace is in. */
+/* The extra session of s64+dlg (a32+fr): a /56 (/28) no key of the trace is in. */
 #define DLG_SEID (UINT64_C(1) << 40)
 
 static int
 dlg_set(struct upf_store *s, bool *is_on, bool on)
 {
-	static const uint8_t a[16] = { 0xfd, 0x00, 0x00, 0x47 };
+	static const uint8_t a6[16] = { 0xfd, 0x00, 0x00, 0x47 };
+	static const uint8_t a4[16] = { 12 };
 	int ret;
 
 	if (aa || *is_on == on)
 		return 0;
-	ret = on ? put(s, DLG_SEID, a, 8) : upf_store_del(s, DLG_SEID);
+	ret = on ? put(s, DLG_SEID, family == 4 ? a4 : a6, true) : upf_store_del(s, DLG_SEID);
 	if (ret == 0)
 		*is_on = on;
 	return ret;
 }
+
+/* Folds every object found, so that the compiler keeps the loads (printed). */
+static uintptr_t used;
 
 /* Time n lookups of case k from trace t (session id | subnet << 24): cycles. */
 static uint64_t
@@ -208,12 +264,17 @@ time_lookups(const struct upf_store *s, enum kase k, const uint32_t *t, uint64_t
 			uint8_t a[16];
 
 			ue_addr(a, k, t[p] & 0xffffff, (uint8_t)(t[p] >> 24));
-			upf_ue_key_make(&key[j], 0, 6, a, 0);
+			upf_ue_key_make(&key[j], 0, family, a, 0);
 			keys[j] = &key[j];
 			p = p + 1 == TRACE_LEN ? 0 : p + 1;
 		}
 		t0 = rte_rdtsc();
 		upf_ue_lookup_bulk(&s->ue, keys, c, obj);
+		/* Use what was found, as the datapath does at once: a lookup
+		 * whose loads nothing waits for would let their misses run on
+		 * into the untimed code that builds the next burst's keys. */
+		for (j = 0; j < c; j++)
+			used ^= (uintptr_t)obj[j];
 		cyc += rte_rdtsc() - t0;
 		if (!check)
 			continue;
@@ -291,6 +352,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "csv", required_argument, NULL, 'o' },
 		{ "aa", no_argument, NULL, 'a' },
 		{ "no-flush", no_argument, NULL, 'f' },
+		{ "family", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -305,6 +367,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 	o->csv = NULL;
 	o->aa = false;
 	o->no_flush = false;
+	o->family = 6;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -334,6 +397,11 @@ parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'o':
 			o->csv = optarg;
+			break;
+		case 'F':
+			if (strcmp(optarg, "4") != 0 && strcmp(optarg, "6") != 0)
+				return -1;
+			o->family = (uint8_t)atoi(optarg);
 			break;
 		default:
 			return -1;
@@ -367,11 +435,13 @@ main(int argc, char **argv)
 		fprintf(stderr,
 			"usage: lanefwd-uebench [EAL args] -- [--sessions N,N,...] "
 			"[--lookups N] [--reps N<=%u] [--burst N<=64] [--csv FILE] [--aa] "
-			"[--no-flush]\n",
+			"[--no-flush] [--family 4|6]\n",
 			MAX_REPS);
 		return 2;
 	}
 	aa = o.aa;
+	family = o.family;
+	kase_names = family == 4 ? names4 : names6;
 	trace = malloc(TRACE_LEN * sizeof(*trace));
 	fbuf = malloc(FLUSH_BYTES);
 	if (trace == NULL || fbuf == NULL)
@@ -383,11 +453,12 @@ main(int argc, char **argv)
 			perror(o.csv);
 			return 1;
 		}
-		fprintf(csv, "sessions,case,rep,cycles_per_lookup,ratio_to_s64\n");
+		fprintf(csv, "sessions,case,rep,cycles_per_lookup,ratio_to_%s\n", kase_names[0]);
 	}
 	printf("# TSC %.3f GHz, burst %u, %" PRIu64 " lookups per case and round, %u rounds\n",
 	       (double)rte_get_tsc_hz() / 1e9, o.burst, o.lookups, o.reps);
-	printf("%10s %-9s %12s %12s %8s\n", "sessions", "case", "cyc/lookup", "ratio(s64)", "keys");
+	printf("%10s %-9s %12s %9s(%s) %8s\n", "sessions", "case", "cyc/lookup", "ratio",
+	       kase_names[0], "keys");
 	for (si = 0; si < o.n_sessions; si++) {
 		const uint32_t ns = o.sessions[si];
 		struct upf_store *st[2];
@@ -447,6 +518,7 @@ main(int argc, char **argv)
 	if (!o.no_flush &&
 	    sink != (uint64_t)FLUSH_BYTES / RTE_CACHE_LINE_SIZE * K_COUNT * o.reps * o.n_sessions)
 		printf("FAIL: the flush buffer changed\n");
+	printf("# objects found, folded: 0x%" PRIxPTR "\n", used);
 	free(fbuf);
 	free(trace);
 	rte_eal_cleanup();
