@@ -1656,7 +1656,9 @@ sent_teid(void)
  * fd00:45:77::/48 beside its UE address; session 0x22's the /25 of the
  * /24's upper half, which takes those addresses (the longest prefix, across
  * sessions). A downlink PDR of higher precedence with the UE address alone
- * drops: its condition holds for the UE address and not for the routes.
+ * drops: its condition holds for the UE address and not for the routes;
+ * one of lower precedence with no address condition drops what neither
+ * takes.
  * The uplink PDR's UE address condition holds for sources in its framed
  * route too.
  */
@@ -1699,7 +1701,14 @@ test_framed_routes(void **state)
 	fars[2].id = 3;
 	fars[2].apply = UPF_FAR_DROP;
 	fars[2].ni = UPF_NI_NONE;
-	c.n_pdr = 3;
+	/* PDR 4: no address condition at all, after PDR 2, to the same DROP:
+	 * a packet into the routes passes it by for PDR 2, whose precedence
+	 * is higher (the fast scan meets PDR 4 first and must look back). */
+	pdrs[3] = pdrs[2];
+	pdrs[3].id = 4;
+	pdrs[3].precedence = 200;
+	memset(&pdrs[3].ue4, 0, sizeof(pdrs[3].ue4));
+	c.n_pdr = 4;
 	c.n_far = 3;
 	put_session(&c);
 	assert_true(upf_store_get(store, 0x21)->match[2].flags & UPF_PDR_FRAMED);
