@@ -461,6 +461,12 @@ struct upf_sess_dp {
 	 * does without them (upf_pdr_match).
 	 */
 	uint8_t act_need;
+	/**
+	 * Bit 0: some uplink PDR has framed routes; bit 1: some downlink PDR.
+	 * A packet of such a direction takes the scan that reads them
+	 * (upf_stage.c), the others one that does not.
+	 */
+	uint8_t framed_dirs;
 	/* The control side's and telemetry's. */
 	uint64_t up_seid;
 	uint16_t n_far, n_qer, n_urr, n_sdf;

@@ -178,7 +178,7 @@ ue6_in_prefix(const struct upf_sess_dp *s, unsigned int i, const struct upf_pdr_
 /*
  * Whether a UE-side address that is not PDR i's UE address is in one of
  * its framed routes (UPF_PDR_FRAMED): networks behind the UE. Out of line,
- * from the slow scan only (pdr_match_framed).
+ * from pdr_match_framed only.
  */
 static __rte_noinline bool
 framed_scan(const struct upf_sess_dp *s, unsigned int i, uint8_t af, const uint8_t *ue)
@@ -211,12 +211,12 @@ pdr_end(const struct upf_sess_dp *s, unsigned int dir)
 /*
  * Whether PDR i's conditions all hold for the packet. Its address
  * condition holds for its UE address and, with framed, for its framed
- * routes; without framed (the fast scan) a PDR that fails on its address
- * alone and has routes sets *defer instead, for pdr_match_framed.
+ * routes; without framed a PDR with routes holds for its UE address alone
+ * (the session has none in this direction: pdr_match).
  */
 static __rte_always_inline bool
 pdr_holds(const struct upf_sess_dp *s, unsigned int i, unsigned int dir, const struct upf_pkt *k,
-	  const uint8_t *ue, const uint8_t *remote, bool framed, bool *defer)
+	  const uint8_t *ue, const uint8_t *remote, bool framed)
 {
 	const struct upf_pdr_match *p = &s->match[i];
 	unsigned int j;
@@ -234,16 +234,9 @@ pdr_holds(const struct upf_sess_dp *s, unsigned int i, unsigned int dir, const s
 	if ((p->flags & (UPF_PDR_UE4 | UPF_PDR_UE6 | UPF_PDR_FRAMED)) &&
 	    (k->af == 4 ? !(p->flags & UPF_PDR_UE4) || memcmp(ue, &p->ue4, 4) != 0
 			: !(p->flags & UPF_PDR_UE6) ||
-			     (memcmp(ue, p->ue6, 8) != 0 && !ue6_in_prefix(s, i, p, ue)))) {
-		if (!(p->flags & UPF_PDR_FRAMED))
-			return false;
-		if (!framed) {
-			*defer = true;
-			return false;
-		}
-		if (!framed_scan(s, i, k->af, ue))
-			return false;
-	}
+			     (memcmp(ue, p->ue6, 8) != 0 && !ue6_in_prefix(s, i, p, ue))) &&
+	    (!framed || !(p->flags & UPF_PDR_FRAMED) || !framed_scan(s, i, k->af, ue)))
+		return false;
 	if (p->n_sdf != 0) {
 		for (j = 0; j < p->n_sdf; j++)
 			if (sdf_match(&s->sdf[p->sdf + j], k, ue, remote))
@@ -254,23 +247,21 @@ pdr_holds(const struct upf_sess_dp *s, unsigned int i, unsigned int dir, const s
 }
 
 /*
- * The scan again from PDR from, which the fast scan passed over on its
- * address alone while it had framed routes, up to stop (the fast scan's
- * match, or the end): the first whose conditions hold with its routes,
- * else stop's answer. Out of line: only a packet to or from a framed
- * route comes here.
+ * pdr_match for a session with framed routes in the packet's direction:
+ * the same scan, reading a PDR's routes when its UE address does not
+ * match. Out of line: only such sessions' packets come here.
  */
 static __rte_noinline int
 pdr_match_framed(const struct upf_sess_dp *s, unsigned int dir, const struct upf_pkt *k,
-		 const uint8_t *ue, const uint8_t *remote, unsigned int from, unsigned int stop)
+		 const uint8_t *ue, const uint8_t *remote)
 {
+	const unsigned int end = pdr_end(s, dir);
 	unsigned int i;
-	bool defer;
 
-	for (i = from; i < stop; i++)
-		if (pdr_holds(s, i, dir, k, ue, remote, true, &defer))
+	for (i = pdr_first(s, dir); i < end; i++)
+		if (pdr_holds(s, i, dir, k, ue, remote, true))
 			return (int)i;
-	return stop < pdr_end(s, dir) ? (int)stop : -1;
+	return -1;
 }
 
 /*
@@ -279,30 +270,25 @@ pdr_match_framed(const struct upf_sess_dp *s, unsigned int dir, const struct upf
  * session), and a scan of one session's rules does not grow with the
  * number of sessions. The store groups the PDRs by source interface, so
  * every one scanned here is of the packet's direction; DIR_DL_TUN scans
- * the downlink PDRs for a G-PDU that came down N9 (ul_no_pdr). Framed
- * routes are not looked at here: a PDR that fails on its address and has
- * some is noted, and only then does pdr_match_framed scan again from it,
- * so a session without routes pays a flag test (a call in this loop cost
- * the uplink with 4 PDRs 6 cycles/packet: upf-bench.md).
+ * the downlink PDRs for a G-PDU that came down N9 (ul_no_pdr). A session
+ * with framed routes in the direction (upf_sess_dp.framed_dirs, in the
+ * line already read) takes pdr_match_framed instead, so that this loop is
+ * what it was before routes: with them in it, even as a deferred second
+ * scan, it cost the uplink with 4 PDRs 6-13 cycles/packet (upf-bench.md).
  */
 static inline int
 pdr_match(const struct upf_sess_dp *s, unsigned int dir, const struct upf_pkt *k, const uint8_t *ue,
 	  const uint8_t *remote)
 {
 	const unsigned int end = pdr_end(s, dir);
-	unsigned int i, fr = end;
+	unsigned int i;
 
-	for (i = pdr_first(s, dir); i < end; i++) {
-		bool defer = false;
-
-		if (pdr_holds(s, i, dir, k, ue, remote, false, &defer))
-			break;
-		if (unlikely(defer) && fr == end)
-			fr = i;
-	}
-	if (unlikely(fr < i))
-		return pdr_match_framed(s, dir, k, ue, remote, fr, i);
-	return i < end ? (int)i : -1;
+	if (unlikely(s->framed_dirs & (dir == DIR_UL ? 1u : 2u)))
+		return pdr_match_framed(s, dir, k, ue, remote);
+	for (i = pdr_first(s, dir); i < end; i++)
+		if (pdr_holds(s, i, dir, k, ue, remote, false))
+			return (int)i;
+	return -1;
 }
 
 /*

@@ -1256,8 +1256,11 @@ obj_fill(struct store_priv *st, struct sess_obj *o, const struct upf_sess_conf *
 		d->n_sdf = r->n_sdf;
 		for (j = 0; j < r->n_sdf; j++)
 			sdf[n_sdf++] = r->sdf[j];
-		if (r->n_framed != 0)
+		if (r->n_framed != 0) {
 			d->flags |= UPF_PDR_FRAMED;
+			/* Index i's group (upf.h): the uplink's first, then the downlink's. */
+			o->dp.framed_dirs |= i < n_ul ? 1u : i < n_ul + n_dl ? 2u : 0u;
+		}
 		d->n_framed = r->n_framed;
 		for (j = 0; j < r->n_framed; j++)
 			framed[n_framed++] = r->framed[j];
