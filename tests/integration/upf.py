@@ -2235,8 +2235,16 @@ def churn(h):
     # so both halves of the table churn under traffic.
     ue_ip = ["10.45.200.%d" % (1 + i // 2) if i % 2 and i // 2 < 254 else
              "10.45.%d.%d" % (4 + i // 250, 1 + i % 250) for i in range(n_ue)]
-    # Each UE's frame: UDP to the UE, 8 trailing bytes for the sequence number.
-    frames = [net.dl(ip4("198.51.100.9", ue_ip[i], "udp", 5000, 6000, 8, ident=i))
+    # Every fifth UE has a framed route, a /30 of 10.45.100.0/24 behind it
+    # (in ue_pool, outside ue_alloc), and its traffic goes into the route
+    # rather than to its address: the route's key churns with the session.
+    framed = ["10.45.100.%d/30" % (4 * (i // 5)) if i % 5 == 2 and i // 5 < 64 else None
+              for i in range(n_ue)]
+    dst_ip = ["10.45.100.%d" % (4 * (i // 5) + 1) if framed[i] else ue_ip[i]
+              for i in range(n_ue)]
+    # Each UE's frame: UDP to the UE (or into its route), 8 trailing bytes
+    # for the sequence number.
+    frames = [net.dl(ip4("198.51.100.9", dst_ip[i], "udp", 5000, 6000, 8, ident=i))
               for i in range(n_ue)]
     # The UDP checksum is left 0 (not computed): the payload changes per packet.
     fixed = []
@@ -2254,7 +2262,8 @@ def churn(h):
     def dl_pdr(ue, pid):
         if with_te[ue]:
             return pdr(pid, 100, "core", far=pid, te=1)
-        return pdr(pid, 100, "core", far=pid, ue=ue_ip[ue])
+        return pdr(pid, 100, "core", far=pid, ue=ue_ip[ue],
+                   framed=[framed[ue]] if framed[ue] else [])
     seid = [None] * n_ue
     pdr_id = [0] * n_ue
 
@@ -2286,7 +2295,9 @@ def churn(h):
                     pdr_id[ue] = 1
                     args = dict(cp_seid=ue + 1, pdrs=[dl_pdr(ue, 1)],
                                 fars=[far(1, "FORW", "access", ohc=(teid(ue, g), GNB_4))],
-                                tes=[te(1, ue=ue_ip[ue], sd=1)] if with_te[ue] else [])
+                                tes=[te(1, ue=ue_ip[ue], sd=1,
+                                        framed=[framed[ue]] if framed[ue] else [])]
+                                if with_te[ue] else [])
                 else:
                     x = rnd.random()
                     op = ("modify_far" if x < 0.7 else "replace_pdr" if x < 0.85
@@ -2361,7 +2372,7 @@ def churn(h):
             ue, gg = t >> 16, t & 0xFFFF
             seq = struct.unpack("!Q", inner[-8:])[0]
             dst = str(ipaddress.IPv4Address(inner[16:20]))
-            if ue >= n_ue or dst != ue_ip[ue]:
+            if ue >= n_ue or dst != dst_ip[ue]:
                 errs.append("frame %d: TEID 0x%x for UE %s" % (i, t, dst))
                 continue
             per_ue_out[ue] += 1
@@ -2385,6 +2396,8 @@ def churn(h):
                 first_after += 1
         check(not errs, "%d packets broke the rules' lifetimes: %s" % (len(errs),
                                                                      "; ".join(errs[:8])))
+        into_routes = sum(per_ue_out[u] for u in range(n_ue) if framed[u])
+        check(into_routes > 0, "no packet into a framed route came out")
         d = deltas(a, b)
         uu = upf_drop(b["upf"], "unknown_ue") - upf_drop(a["upf"], "unknown_ue")
         expect_drops("churn", a, b, rx=sent, tx=len(recs), lf_drops={"upf": sent - len(recs)},
@@ -2393,8 +2406,8 @@ def churn(h):
               "rx %d != tx %d + drops %d" % (d["lf.rx_packets"], d["lf.tx_packets"],
                                             d["lf.drops"]))
         print("     every packet used a rule valid for it (%d were their UE's first after a "
-              "change's response); rx %d = tx %d + unknown_ue %d" % (
-                  first_after, d["lf.rx_packets"], d["lf.tx_packets"], uu))
+              "change's response, %d went into framed routes); rx %d = tx %d + unknown_ue %d" % (
+                  first_after, into_routes, d["lf.rx_packets"], d["lf.tx_packets"], uu))
     h.step("%d establish/modify/delete operations over %d UEs with downlink traffic" % (
         n_ops, n_ue), run)
 
