@@ -145,6 +145,7 @@ enum pfcp_ie_type {
 	PFCP_IE_DURATION_MEASUREMENT = 67,
 	PFCP_IE_VOLUME_QUOTA = 73,
 	PFCP_IE_QUOTA_HOLDING_TIME = 71,
+	PFCP_IE_DROPPED_DL_TRAFFIC_THRESHOLD = 72,
 	PFCP_IE_TIME_QUOTA = 74,
 	PFCP_IE_START_TIME = 75,
 	PFCP_IE_END_TIME = 76,
@@ -383,6 +384,7 @@ struct pfcp_qer {
 #define PFCP_URR_QHT 0x100 /**< Quota Holding Time. */
 #define PFCP_URR_QVT 0x200 /**< Quota Validity Time. */
 #define PFCP_URR_LINKED 0x400 /**< Linked URR IDs (replaced as a whole on update). */
+#define PFCP_URR_DROTH 0x800 /**< Dropped DL Traffic Threshold. */
 
 /** A Create URR or Update URR. */
 struct pfcp_urr {

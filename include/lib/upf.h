@@ -242,6 +242,7 @@ struct upf_qer_conf {
 #define UPF_RT_TIMTH 0x0004
 #define UPF_RT_QUHTI 0x0008 /**< Quota Holding Time: no traffic for qht_s. */
 #define UPF_RT_START 0x0010 /**< Start of traffic. */
+#define UPF_RT_DROTH 0x0040 /**< Dropped DL traffic threshold (octet 5 bit 7). */
 #define UPF_RT_QUVTI 0x8000 /**< Quota Validity Time (octet 6 bit 8). */
 #define UPF_RT_LIUSA 0x0080 /**< Linked usage reporting (octet 5 bit 8). */
 #define UPF_RT_VOLQU 0x0100
@@ -278,7 +279,18 @@ struct upf_urr_conf {
 	uint32_t qvt_s; /**< QUVTI: Quota Validity Time, seconds from when it was given. */
 	uint8_t n_linked;
 	uint32_t linked[UPF_MAX_URR_LINKED]; /**< LIUSA: report when one of these does. */
+	/**
+	 * DROTH: Dropped DL Traffic Threshold (8.2.49), the downlink packets
+	 * (UPF_DROTH_DLPA) and / or bytes (UPF_DROTH_DLBY) dropped while
+	 * buffering (over the buffer's bound, or for a NOCP FAR alone) at
+	 * which to report; 0 flags: none.
+	 */
+	uint8_t droth_flags;
+	uint64_t droth_pkts, droth_bytes;
 };
+
+#define UPF_DROTH_DLPA 0x01
+#define UPF_DROTH_DLBY 0x02
 
 /**
  * A session in control form. The arrays are the agent's (heap, exactly

@@ -131,6 +131,8 @@ struct pa_urr_st {
 	uint64_t qv_start_ms;
 	uint64_t quvti_due;
 	bool qv_reported;
+	/* DROTH: downlink packets and bytes dropped while buffering since the last such report. */
+	uint64_t drop_pkts, drop_bytes;
 };
 
 /*
@@ -1810,6 +1812,50 @@ sess_buffer_limit(const struct pa_agent *a, const struct pa_sess *s)
 }
 
 /*
+ * DROTH: a downlink packet of s dropped while buffering (over the bound, or
+ * for a NOCP FAR without BUFF) counts toward each of the session's URRs
+ * with a Dropped DL Traffic Threshold; one that reaches its packets or
+ * bytes reports (Usage Report Trigger DROTH) and counts again from 0. The
+ * worker hands over the frame and the session, not the PDR, so every such
+ * URR of the session counts it: an SMF puts DROTH on the downlink's URR.
+ * Bytes are the IP packet's, as the volume counts are.
+ */
+static void
+sess_dropped(struct pa_agent *a, struct pa_sess *s, const struct rte_mbuf *m)
+{
+	struct pfcp_usage_report rep[UPF_MAX_URR];
+	const uint32_t len = rte_pktmbuf_pkt_len(m) > RTE_ETHER_HDR_LEN
+		? rte_pktmbuf_pkt_len(m) - RTE_ETHER_HDR_LEN
+		: 0;
+	unsigned int k, n = 0;
+	uint32_t ntp = 0;
+
+	for (k = 0; k < s->c.n_urr; k++) {
+		const struct upf_urr_conf *u = &s->c.urr[k];
+		struct pa_urr_st *st = &s->ust[k];
+		struct upf_usage now_u;
+
+		if (!(u->triggers & UPF_RT_DROTH) || u->droth_flags == 0)
+			continue;
+		st->drop_pkts++;
+		st->drop_bytes += len;
+		if (!((u->droth_flags & UPF_DROTH_DLPA) && st->drop_pkts >= u->droth_pkts) &&
+		    !((u->droth_flags & UPF_DROTH_DLBY) && st->drop_bytes >= u->droth_bytes))
+			continue;
+		st->drop_pkts = 0;
+		st->drop_bytes = 0;
+		if (ntp == 0)
+			ntp = ntp_now();
+		usage_read(a, s->c.up_seid, u->id, &now_u);
+		usage_report(a, s->c.up_seid, u, st, &now_u, PFCP_URT_DROTH, ntp, &rep[n++]);
+	}
+	if (n != 0) {
+		linked_reports(a, s, rep, &n, ntp);
+		send_report(a, s, PFCP_REPORT_USAR, NULL, 0, rep, n);
+	}
+}
+
+/*
  * A packet a worker handed over for a BUFF or NOCP FAR. The worker says
  * which session, not which FAR: the session's FARs decide. BUFF holds it
  * (up to sess_buffer_limit); NOCP reports once per buffering episode
@@ -1839,11 +1885,13 @@ sess_buffer(struct pa_agent *a, struct pa_sess *s, struct rte_mbuf *m)
 		}
 	}
 	if (!(any & UPF_FAR_BUFF)) {
+		sess_dropped(a, s, m);
 		pa_discard(a, m, UPF_DROP_BUFFER_DISCARD);
 		a->n.buffer_discarded++;
 		return;
 	}
 	if (s->n_held >= sess_buffer_limit(a, s)) {
+		sess_dropped(a, s, m);
 		pa_discard(a, m, UPF_DROP_BUFFER_FULL);
 		a->n.buffer_full++;
 		return;
@@ -1851,6 +1899,7 @@ sess_buffer(struct pa_agent *a, struct pa_sess *s, struct rte_mbuf *m)
 	if (s->held == NULL) {
 		s->held = malloc(a->uc.buffer_packets * sizeof(s->held[0]));
 		if (s->held == NULL) {
+			sess_dropped(a, s, m);
 			pa_discard(a, m, UPF_DROP_BUFFER_FULL);
 			a->n.buffer_full++;
 			return;
@@ -2781,6 +2830,14 @@ apply_updates(struct pa_agent *a, struct pa_work *w, const struct pfcp_msg *m, b
 			w->ust[k].qv_start_ms = a->now_ms;
 			w->ust[k].qv_reported = false;
 		}
+		if (u->present & PFCP_URR_DROTH) {
+			/* A new threshold counts the drops from now. */
+			d->droth_flags = u->c.droth_flags;
+			d->droth_pkts = u->c.droth_pkts;
+			d->droth_bytes = u->c.droth_bytes;
+			w->ust[k].drop_pkts = 0;
+			w->ust[k].drop_bytes = 0;
+		}
 		if (u->present & PFCP_URR_QHT) {
 			/* The holding time counts from now. */
 			d->has_qht = u->c.has_qht;
@@ -2958,6 +3015,11 @@ validate(const struct pa_agent *a, const struct pa_work *w, struct pfcp_err *e)
 			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
 				       PFCP_IE_QUOTA_HOLDING_TIME, PFCP_RULE_NONE, 0,
 				       "URR %u: QUHTI without a quota holding time", u->id);
+		if ((u->triggers & UPF_RT_DROTH) && u->droth_flags == 0)
+			return pa_fail(e, PFCP_CAUSE_CONDITIONAL_IE_MISSING,
+				       PFCP_IE_DROPPED_DL_TRAFFIC_THRESHOLD, PFCP_RULE_NONE, 0,
+				       "URR %u: DROTH without a dropped DL traffic threshold",
+				       u->id);
 	}
 	for (i = 0; i < w->c.n_pdr; i++) {
 		const struct upf_pdr_conf *p = &w->pdr[i];
@@ -4688,6 +4750,14 @@ tel_urr(struct rte_tel_data *d, const struct pa_agent *a, uint64_t seid,
 		rte_tel_data_add_dict_u64(c, "quota_holding_time_s", u->qht_s);
 	if (u->has_qvt)
 		rte_tel_data_add_dict_u64(c, "quota_validity_time_s", u->qvt_s);
+	if (u->droth_flags != 0) {
+		if (u->droth_flags & UPF_DROTH_DLPA)
+			rte_tel_data_add_dict_u64(c, "dropped_dl_threshold_packets", u->droth_pkts);
+		if (u->droth_flags & UPF_DROTH_DLBY)
+			rte_tel_data_add_dict_u64(c, "dropped_dl_threshold_bytes", u->droth_bytes);
+		rte_tel_data_add_dict_u64(c, "dropped_dl_packets", st->drop_pkts);
+		rte_tel_data_add_dict_u64(c, "dropped_dl_bytes", st->drop_bytes);
+	}
 	if (u->n_linked != 0) {
 		char b[96];
 

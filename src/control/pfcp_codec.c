@@ -1526,6 +1526,20 @@ h_urr(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 		u->c.qvt_s = rd32(v);
 		u->present |= PFCP_URR_QVT;
 		break;
+	case PFCP_IE_DROPPED_DL_TRAFFIC_THRESHOLD: {
+		/* Flags, then the packets (DLPA) and the bytes (DLBY), 8 octets each. */
+		const unsigned int pa = !!(v[0] & UPF_DROTH_DLPA), by = !!(v[0] & UPF_DROTH_DLBY);
+
+		if (pa + by == 0)
+			return fail_ie(d, t, "neither DLPA nor DLBY");
+		if (n < 1 + 8 * (pa + by))
+			return fail_ie(d, t, "shorter than its DLPA / DLBY counts");
+		u->c.droth_flags = v[0] & (UPF_DROTH_DLPA | UPF_DROTH_DLBY);
+		u->c.droth_pkts = pa ? rd64(v + 1) : 0;
+		u->c.droth_bytes = by ? rd64(v + 1 + 8 * pa) : 0;
+		u->present |= PFCP_URR_DROTH;
+		break;
+	}
 	case PFCP_IE_LINKED_URR_ID:
 		if (u->c.n_linked == UPF_MAX_URR_LINKED)
 			return fail(d, PFCP_CAUSE_RULE_FAILURE, t,
@@ -1552,16 +1566,23 @@ static const struct ie_desc create_urr_ies[] = {
 	{ PFCP_IE_QUOTA_HOLDING_TIME, 4, 0, h_urr },
 	{ PFCP_IE_QUOTA_VALIDITY_TIME, 4, 0, h_urr },
 	{ PFCP_IE_LINKED_URR_ID, 4, IE_MULTI, h_urr },
+	{ PFCP_IE_DROPPED_DL_TRAFFIC_THRESHOLD, 1, 0, h_urr },
 };
 static const struct group g_create_urr = GROUP("Create URR", create_urr_ies);
 
 static const struct ie_desc update_urr_ies[] = {
-	{ PFCP_IE_URR_ID, 4, IE_MAND, h_urr },         { PFCP_IE_MEASUREMENT_METHOD, 1, 0, h_urr },
-	{ PFCP_IE_REPORTING_TRIGGERS, 1, 0, h_urr },   { PFCP_IE_MEASUREMENT_PERIOD, 4, 0, h_urr },
-	{ PFCP_IE_VOLUME_THRESHOLD, 1, 0, h_urr },     { PFCP_IE_VOLUME_QUOTA, 1, 0, h_urr },
-	{ PFCP_IE_TIME_THRESHOLD, 4, 0, h_urr },       { PFCP_IE_TIME_QUOTA, 4, 0, h_urr },
-	{ PFCP_IE_QUOTA_HOLDING_TIME, 4, 0, h_urr },   { PFCP_IE_QUOTA_VALIDITY_TIME, 4, 0, h_urr },
+	{ PFCP_IE_URR_ID, 4, IE_MAND, h_urr },
+	{ PFCP_IE_MEASUREMENT_METHOD, 1, 0, h_urr },
+	{ PFCP_IE_REPORTING_TRIGGERS, 1, 0, h_urr },
+	{ PFCP_IE_MEASUREMENT_PERIOD, 4, 0, h_urr },
+	{ PFCP_IE_VOLUME_THRESHOLD, 1, 0, h_urr },
+	{ PFCP_IE_VOLUME_QUOTA, 1, 0, h_urr },
+	{ PFCP_IE_TIME_THRESHOLD, 4, 0, h_urr },
+	{ PFCP_IE_TIME_QUOTA, 4, 0, h_urr },
+	{ PFCP_IE_QUOTA_HOLDING_TIME, 4, 0, h_urr },
+	{ PFCP_IE_QUOTA_VALIDITY_TIME, 4, 0, h_urr },
 	{ PFCP_IE_LINKED_URR_ID, 4, IE_MULTI, h_urr },
+	{ PFCP_IE_DROPPED_DL_TRAFFIC_THRESHOLD, 1, 0, h_urr },
 };
 static const struct group g_update_urr = GROUP("Update URR", update_urr_ies);
 
@@ -1582,6 +1603,7 @@ urr_check(struct dec *d, const struct pfcp_urr *u)
 		{ UPF_RT_QUHTI, PFCP_URR_QHT, PFCP_IE_QUOTA_HOLDING_TIME },
 		{ UPF_RT_QUVTI, PFCP_URR_QVT, PFCP_IE_QUOTA_VALIDITY_TIME },
 		{ UPF_RT_LIUSA, PFCP_URR_LINKED, PFCP_IE_LINKED_URR_ID },
+		{ UPF_RT_DROTH, PFCP_URR_DROTH, PFCP_IE_DROPPED_DL_TRAFFIC_THRESHOLD },
 	};
 	unsigned int i;
 
@@ -2082,6 +2104,7 @@ ie_name(uint16_t type)
 		{ PFCP_IE_VOLUME_QUOTA, "Volume Quota" },
 		{ PFCP_IE_TIME_QUOTA, "Time Quota" },
 		{ PFCP_IE_QUOTA_HOLDING_TIME, "Quota Holding Time" },
+		{ PFCP_IE_DROPPED_DL_TRAFFIC_THRESHOLD, "Dropped DL Traffic Threshold" },
 		{ PFCP_IE_QUOTA_VALIDITY_TIME, "Quota Validity Time" },
 		{ PFCP_IE_LINKED_URR_ID, "Linked URR ID" },
 		{ PFCP_IE_QUERY_URR, "Query URR" },

@@ -1298,11 +1298,13 @@ def e2e(h):
 
     def buffering():
         # The session's BAR suggests 12 packets, below [upf] buffer_packets (16).
+        # URR 1 reports when 6 downlink packets were dropped while buffering
+        # (DROTH): of the 10 beyond the bound, once.
         bound = 12
         r = smf.establish(5, pdrs=[
             pdr(1, 100, "access", far=1, teid=0x5005, n3=N3_4, ue="10.45.0.5", ohr=True),
             pdr(2, 100, "core", far=2, ue="10.45.0.5", urrs=[1])],
-            fars=[far(1, "FORW", "core"), far(2, "BUFF+NOCP")], urrs=[urr(1)],
+            fars=[far(1, "FORW", "core"), far(2, "BUFF+NOCP")], urrs=[urr(1, droth_pkts=6)],
             bar=(1, bound))
         check(r.cause == 1, "S5: %r" % r)
         seid = r.up_seid
@@ -1315,6 +1317,12 @@ def e2e(h):
         smf.poll_reports(1.5)
         b = h.cnt.settle()
         reps = smf.reports[n0:]
+        dropped = [rp for rp in reps if rp.report_type == {"USAR"}]
+        reps = [rp for rp in reps if rp.report_type != {"USAR"}]
+        check(len(dropped) == 1 and [u["urr_id"] for u in dropped[0].usage] == [1] and
+              dropped[0].usage[0]["trigger"] == {"DROTH"},
+              "DROTH: %r (want one Usage Report of URR 1, trigger DROTH)" %
+              [(rp.report_type, rp.usage) for rp in dropped])
         check(len(reps) == 1, "BUFF+NOCP: %d Session Report Requests for one episode "
               "(want 1)" % len(reps))
         rp = reps[0]

@@ -125,10 +125,12 @@ def qer(qid, gate_ul="open", gate_dl="open", mbr_ul=None, mbr_dl=None, gbr_ul=No
 
 
 def urr(uid, volume=True, duration=False, vol_thresh=None, vol_quota=None, period=None,
-        time_thresh=None):
-    """A Create URR description. Triggers follow from the values given."""
+        time_thresh=None, droth_pkts=None):
+    """A Create URR description. Triggers follow from the values given
+    (droth_pkts: a Dropped DL Traffic Threshold of that many packets)."""
     return {"id": uid, "volume": volume, "duration": duration, "vol_thresh": vol_thresh,
-            "vol_quota": vol_quota, "period": period, "time_thresh": time_thresh}
+            "vol_quota": vol_quota, "period": period, "time_thresh": time_thresh,
+            "droth_pkts": droth_pkts}
 
 
 def _ip_ver(addr):
@@ -287,6 +289,8 @@ def _urr_ies(d):
         trig["periodic_reporting"] = 1
     if d["time_thresh"] is not None:
         trig["time_threshold"] = 1
+    if d.get("droth_pkts") is not None:
+        trig["dropped_dl_traffic_threshold"] = 1
     ies.append(P.IE_ReportingTriggers(**trig))
     if d["period"] is not None:
         ies.append(P.IE_MeasurementPeriod(period=d["period"]))
@@ -296,6 +300,8 @@ def _urr_ies(d):
         ies.append(P.IE_VolumeQuota(TOVOL=1, total=d["vol_quota"]))
     if d["time_thresh"] is not None:
         ies.append(P.IE_TimeThreshold(threshold=d["time_thresh"]))
+    if d.get("droth_pkts") is not None:
+        ies.append(P.IE_DroppedDLTrafficThreshold(DLPA=1, packet_count=d["droth_pkts"]))
     return ies
 
 

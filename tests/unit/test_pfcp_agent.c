@@ -3451,6 +3451,124 @@ test_framed_routes(void **state)
 	assert_int_equal(counts().sessions, before.sessions);
 }
 
+/* A Create / Update URR 9 with DROTH: packets pk (DLPA) and / or bytes by (DLBY), 0: not set. */
+static void
+w_droth_urr(uint16_t group, uint64_t pk, uint64_t by)
+{
+	size_t g = pfcp_w_ie_begin(&w, group), o;
+
+	w_urr_head(9, group == PFCP_IE_CREATE_URR ? UPF_MM_VOLUM : 0, UPF_RT_DROTH);
+	o = pfcp_w_ie_begin(&w, PFCP_IE_DROPPED_DL_TRAFFIC_THRESHOLD);
+	pfcp_w_raw8(&w, (uint8_t)((pk != 0 ? UPF_DROTH_DLPA : 0) | (by != 0 ? UPF_DROTH_DLBY : 0)));
+	if (pk != 0)
+		pfcp_w_raw64(&w, pk);
+	if (by != 0)
+		pfcp_w_raw64(&w, by);
+	pfcp_w_ie_end(&w, o);
+	pfcp_w_ie_end(&w, g);
+}
+
+/* n downlink frames of 14 + 100 bytes for session s to the agent, as a worker hands them over. */
+static void
+frames_to_agent(const struct upf_sess_dp *s, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+
+		assert_non_null(m);
+		assert_non_null(rte_pktmbuf_append(m, 114));
+		m->hash.usr = s->slot;
+		assert_int_equal(rte_ring_enqueue(st->wk[0].to_ctrl, m), 0);
+	}
+}
+
+/* Free what the agent handed back to worker 0 (released or discarded): how many. */
+static unsigned int
+drain_from_agent(void)
+{
+	struct rte_mbuf *out[16];
+	unsigned int n, i, all = 0;
+
+	while ((n = rte_ring_dequeue_burst(st->wk[0].from_ctrl, (void **)out, 16, NULL)) != 0) {
+		for (i = 0; i < n; i++)
+			rte_pktmbuf_free(out[i]);
+		all += n;
+	}
+	return all;
+}
+
+/*
+ * Dropped DL Traffic Threshold (DROTH): downlink packets dropped while
+ * buffering (over buffer_packets, 4 here) count toward it; the URR reports
+ * with trigger DROTH when they reach its packets (DLPA) or bytes (DLBY),
+ * and counts again from 0. An Update URR's new threshold counts from then.
+ * DROTH without the IE in an Update URR of a URR that has none: 67.
+ */
+static void
+test_dropped_dl(void **state)
+{
+	const struct upf_sess_dp *s;
+	struct urep u[2];
+	char cmd[64];
+	uint64_t up;
+
+	(void)state;
+	w_plain_session(74, UE_POOL + 74, UPF_FAR_BUFF | UPF_FAR_NOCP, 9);
+	w_droth_urr(PFCP_IE_CREATE_URR, 3, 1000);
+	end_send();
+	up = est_ok(74);
+	s = dp_of_ue(UE_POOL + 74);
+	snprintf(cmd, sizeof(cmd), "/lanefwd/upf/session,%" PRIu64, up);
+	tel_has(cmd, "\"dropped_dl_threshold_packets\":3,\"dropped_dl_threshold_bytes\":1000");
+	/* Four held (the Downlink Data Report), two dropped: not yet 3. */
+	frames_to_agent(s, 6);
+	recv_type(PFCP_SESS_REPORT_REQ, 2000);
+	assert_false(usage(PFCP_IE_USAGE_REPORT_SRR, 0, u));
+	report_ack(PFCP_CAUSE_ACCEPTED);
+	recv_none(200);
+	tel_has(cmd, "\"dropped_dl_packets\":2,\"dropped_dl_bytes\":200");
+	/* The third: a report, and the count starts again. */
+	frames_to_agent(s, 1);
+	report_of(PFCP_URT_DROTH, u);
+	tel_has(cmd, "\"dropped_dl_packets\":0,\"dropped_dl_bytes\":0");
+	frames_to_agent(s, 2);
+	recv_none(200);
+	/* Bytes only now, 150: the two before do not count; two more reach it. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	w_droth_urr(PFCP_IE_UPDATE_URR, 0, 150);
+	mod_answer(PFCP_CAUSE_ACCEPTED, 0);
+	/* The change published a new object: the packets name it. */
+	s = dp_of_ue(UE_POOL + 74);
+	frames_to_agent(s, 1);
+	recv_none(200);
+	frames_to_agent(s, 1);
+	report_of(PFCP_URT_DROTH, u);
+	/* An Update URR asking DROTH of a URR without a threshold: 67. */
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	{
+		size_t g = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR);
+
+		w_urr_head(10, UPF_MM_VOLUM, UPF_RT_VOLTH);
+		w_vol(PFCP_IE_VOLUME_THRESHOLD, 1000);
+		pfcp_w_ie_end(&w, g);
+	}
+	mod_answer(PFCP_CAUSE_ACCEPTED, 0);
+	begin(PFCP_SESS_MOD_REQ, true, up);
+	{
+		size_t g = pfcp_w_ie_begin(&w, PFCP_IE_UPDATE_URR);
+
+		w_urr_head(10, 0, UPF_RT_DROTH);
+		pfcp_w_ie_end(&w, g);
+	}
+	mod_answer(PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_DROPPED_DL_TRAFFIC_THRESHOLD);
+	delete (up);
+	/* 4 held discarded at the deletion, and the 2 + 1 + 2 + 1 + 1 dropped. */
+	assert_int_equal(drain_from_agent(), 11);
+	assert_int_equal(rte_mempool_in_use_count(mp), 0);
+}
+
 int
 main(void)
 {
@@ -3487,6 +3605,7 @@ main(void)
 		cmocka_unit_test(test_telemetry_params),
 		cmocka_unit_test(test_establish_rate),
 		cmocka_unit_test(test_framed_routes),
+		cmocka_unit_test(test_dropped_dl),
 		/* Last: its CHV4 moves the /29's cursor, which tests above count on. */
 		cmocka_unit_test(test_traffic_endpoint),
 	};

@@ -1397,6 +1397,67 @@ test_urr_start_holding(void **state)
 	REJECTS(buf, n, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_LINKED_URR_ID);
 }
 
+/* A Create URR 4 with DROTH and the Dropped DL Traffic Threshold value v (raw; NULL: none). */
+static int
+est_with_droth(const void *v, size_t vn)
+{
+	struct pfcp_w w;
+	size_t o, pdi;
+
+	est_begin(&w);
+	o = pdr_begin(&w, 1, &pdi);
+	pdr_end(&w, o, pdi);
+	far_drop(&w, 1);
+	o = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR);
+	pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 4);
+	pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_VOLUM);
+	pfcp_w_ie_u8(&w, PFCP_IE_REPORTING_TRIGGERS, UPF_RT_DROTH);
+	if (v != NULL)
+		pfcp_w_ie_bytes(&w, PFCP_IE_DROPPED_DL_TRAFFIC_THRESHOLD, v, vn);
+	pfcp_w_ie_end(&w, o);
+	return est_end(&w);
+}
+
+/*
+ * DROTH with its Dropped DL Traffic Threshold (8.2.49): packets (DLPA),
+ * bytes (DLBY) or both, in that order. Without the IE: 67; neither flag,
+ * or a count cut off: 69.
+ */
+static void
+test_urr_droth(void **state)
+{
+	static const uint8_t both[17] = {
+		0x03, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0x12, 0x34
+	};
+	static const uint8_t bytes[9] = { 0x02, 0, 0, 0, 0, 0, 0, 0x01, 0 };
+	const struct upf_urr_conf *u = &msg.create_urr[0].c;
+	int n;
+
+	(void)state;
+	n = est_with_droth(both, sizeof(both));
+	if (dec(buf, (size_t)n) != PFCP_DEC_OK)
+		fail_msg("%s", err.why);
+	assert_int_equal(u->triggers, UPF_RT_DROTH);
+	assert_int_equal(u->droth_flags, UPF_DROTH_DLPA | UPF_DROTH_DLBY);
+	assert_int_equal(u->droth_pkts, 7);
+	assert_int_equal(u->droth_bytes, 0x1234);
+	assert_true(msg.create_urr[0].present & PFCP_URR_DROTH);
+	/* Bytes alone: the count right after the flags. */
+	n = est_with_droth(bytes, sizeof(bytes));
+	assert_int_equal(dec(buf, (size_t)n), PFCP_DEC_OK);
+	assert_int_equal(u->droth_flags, UPF_DROTH_DLBY);
+	assert_int_equal(u->droth_bytes, 256);
+	assert_int_equal(u->droth_pkts, 0);
+	n = est_with_droth(NULL, 0);
+	REJECTS(buf, n, PFCP_CAUSE_CONDITIONAL_IE_MISSING, PFCP_IE_DROPPED_DL_TRAFFIC_THRESHOLD);
+	n = est_with_droth("\x00", 1);
+	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_DROPPED_DL_TRAFFIC_THRESHOLD);
+	n = est_with_droth(both, sizeof(both) - 1);
+	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_DROPPED_DL_TRAFFIC_THRESHOLD);
+	n = est_with_droth(bytes, 8);
+	REJECTS(buf, n, PFCP_CAUSE_MANDATORY_IE_INCORRECT, PFCP_IE_DROPPED_DL_TRAFFIC_THRESHOLD);
+}
+
 /*
  * UE IP Address with the IPv6 Prefix Delegation Bits (IPv6D) and the IPv6
  * Prefix Length (IP6PL) fields (8.2.62): a /64, or a delegated prefix of
@@ -2515,6 +2576,7 @@ main(void)
 		cmocka_unit_test(test_framed_route),
 		cmocka_unit_test(test_bar),
 		cmocka_unit_test(test_urr_start_holding),
+		cmocka_unit_test(test_urr_droth),
 		cmocka_unit_test(test_ie_details),
 		cmocka_unit_test(test_vector_node_messages),
 		cmocka_unit_test(test_vector_sess_est),
