@@ -121,6 +121,16 @@ upf_prefix_has(const struct upf_prefix *p, uint8_t af, const uint8_t *a)
 }
 
 /**
+ * The UE table key of framed route f (IPv4, or IPv6 of at most a /64) of
+ * instance ni: a prefix key of its length, a /32 or /64 a plain key.
+ */
+static inline void
+upf_framed_key(struct upf_ue_key *k, uint8_t ni, const struct upf_prefix *f)
+{
+	upf_ue_key_make(k, ni, f->af, f->a, (f->af == 4 ? 32u : 64u) - f->plen);
+}
+
+/**
  * One SDF filter, from a Flow Description "permit out PROTO from A [PORTS]
  * to B [PORTS]" (TS 29.244 5.2.1A.2, TS 29.212 5.4.2): written for the
  * downlink, A is the remote side and B the UE. An uplink packet matches with

@@ -2881,28 +2881,29 @@ framed_check(const struct pa_agent *a, const struct pa_work *w, struct pfcp_err 
 			const struct upf_prefix *f = &p->framed[j];
 			const uint16_t ie =
 				f->af == 4 ? PFCP_IE_FRAMED_ROUTE : PFCP_IE_FRAMED_IPV6_ROUTE;
-			char b[INET6_ADDRSTRLEN];
+			char b[INET6_ADDRSTRLEN], kb[80];
 			bool routed = false;
 			int x;
 
-			inet_ntop(f->af == 4 ? AF_INET : AF_INET6, f->a, b, sizeof(b));
 			for (k = 0; ni < a->uc.n_ni && k < a->uc.ni[ni].n_pools; k++) {
 				const struct lf_upf_prefix *pl = &a->uc.ni[ni].pool[k];
 
 				routed |= pl->af == f->af && pl->plen <= f->plen &&
 					prefix_has(pl->a, pl->plen, f->a);
 			}
-			if (!routed)
-				return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, ie, PFCP_RULE_PDR, p->id,
-					       "PDR %u: framed route %s/%u is outside the ue_pool "
-					       "of network instance \"%s\": no downlink packet would "
-					       "reach it",
-					       p->id, b, f->plen,
-					       ni < a->uc.n_ni ? a->uc.ni[ni].name : "(none)");
-			x = alloc_overlap(a, ni, f->af, f->a, f->plen);
-			if (x >= 0) {
-				char kb[80];
-
+			x = routed ? alloc_overlap(a, ni, f->af, f->a, f->plen) : -1;
+			if (!routed || x >= 0) {
+				/* The text only for the refusal. */
+				inet_ntop(f->af == 4 ? AF_INET : AF_INET6, f->a, b, sizeof(b));
+				if (!routed)
+					return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, ie,
+						       PFCP_RULE_PDR, p->id,
+						       "PDR %u: framed route %s/%u is outside the "
+						       "ue_pool of network instance \"%s\": no downlink "
+						       "packet would reach it",
+						       p->id, b, f->plen,
+						       ni < a->uc.n_ni ? a->uc.ni[ni].name
+								       : "(none)");
 				return pa_fail(e, PFCP_CAUSE_RULE_FAILURE, ie, PFCP_RULE_PDR, p->id,
 					       "PDR %u: framed route %s/%u overlaps %s of network "
 					       "instance \"%s\", whose addresses CHOOSE hands out",

@@ -821,69 +821,6 @@ h_pdr_qfi(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
 	return 0;
 }
 
-/*
- * Framed-Route / Framed-IPv6-Route (8.2.109, 8.2.110; FRRT): a network
- * behind the UE, as RADIUS writes it (RFC 2865 5.22, RFC 3162 2.5): the
- * prefix first ("192.0.2.0/24", "2001:db8:1::/48"; no length is a host),
- * then a gateway and metrics, which a UPF has no use for (the session is
- * the next hop). The length says how many high bits to use: the rest are
- * masked, as the UE address's interface identifier is in a delegated
- * prefix.
- */
-static int
-h_framed(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
-{
-	struct pfcp_pdr *p = obj;
-	const uint8_t af = t == PFCP_IE_FRAMED_ROUTE ? 4 : 6;
-	const unsigned int width = af == 4 ? 32 : 128;
-	char txt[INET6_ADDRSTRLEN + 8], *slash, *end;
-	struct upf_prefix f = { .af = af };
-	unsigned long plen = width;
-	unsigned int i, len;
-
-	for (len = 0; len < n && v[len] != ' '; len++)
-		;
-	if (len == 0 || len >= sizeof(txt) || memchr(v, '\0', len) != NULL)
-		return fail(d, PFCP_CAUSE_RULE_FAILURE, t, "PDR %u: %s: \"%.*s\" is not a prefix",
-			    p->c.id, ie_name(t), (int)RTE_MIN(len, 64u), (const char *)v);
-	memcpy(txt, v, len);
-	txt[len] = '\0';
-	slash = strchr(txt, '/');
-	if (slash != NULL) {
-		*slash = '\0';
-		errno = 0;
-		plen = strtoul(slash + 1, &end, 10);
-		if (slash[1] < '0' || slash[1] > '9' || *end != '\0' || errno != 0 || plen > width)
-			return fail(d, PFCP_CAUSE_RULE_FAILURE, t,
-				    "PDR %u: %s: \"/%s\" is not a prefix length of IPv%u", p->c.id,
-				    ie_name(t), slash + 1, af);
-	}
-	if (inet_pton(af == 4 ? AF_INET : AF_INET6, txt, f.a) != 1)
-		return fail(d, PFCP_CAUSE_RULE_FAILURE, t,
-			    "PDR %u: %s: \"%s\" is not an IPv%u address", p->c.id, ie_name(t), txt,
-			    af);
-	if (plen > (af == 4 ? 32u : UPF_FRAMED6_PLEN_MAX))
-		return fail(d, PFCP_CAUSE_RULE_FAILURE, t,
-			    "PDR %u: %s: a /%lu: the UE table keys IPv6 by its /64, so at most a "
-			    "/%u is implemented",
-			    p->c.id, ie_name(t), plen, UPF_FRAMED6_PLEN_MAX);
-	f.plen = (uint8_t)plen;
-	for (i = 0; i < 16; i++) {
-		const unsigned int keep = f.plen > 8 * i ? RTE_MIN(f.plen - 8 * i, 8u) : 0;
-
-		f.a[i] &= (uint8_t)(0xff00u >> keep);
-	}
-	for (i = 0; i < p->c.n_framed; i++)
-		if (memcmp(&p->c.framed[i], &f, sizeof(f)) == 0)
-			return 0;
-	if (p->c.n_framed == UPF_MAX_PDR_FRAMED)
-		return fail(d, PFCP_CAUSE_RULE_FAILURE, t, "PDR %u: more than %u framed routes",
-			    p->c.id, UPF_MAX_PDR_FRAMED);
-	p->c.framed[p->c.n_framed++] = f;
-	p->present |= PFCP_PDR_FRAMED;
-	return 0;
-}
-
 /* The Traffic Endpoint a PDI names (PDIU), or the ID of one being created or changed. */
 static int
 h_te_id(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
@@ -953,7 +890,10 @@ sdf_ports(char *s, struct sdf_ports *l)
 	}
 }
 
-/* "any", "assigned" (ue side only), or an IPv4 / IPv6 address with an optional /len. */
+/*
+ * "any", "assigned" (ue side only), or an IPv4 / IPv6 address with an
+ * optional /len, host bits cleared. Also a Framed-Route's prefix.
+ */
 static int
 sdf_addr(const char *s, bool ue, struct upf_prefix *px)
 {
@@ -996,6 +936,51 @@ sdf_addr(const char *s, bool ue, struct upf_prefix *px)
 		else if (i * 8 + 8 > plen)
 			px->a[i] &= (uint8_t)(0xff << (8 - (plen - i * 8)));
 	}
+	return 0;
+}
+
+/*
+ * Framed-Route / Framed-IPv6-Route (8.2.109, 8.2.110; FRRT): a network
+ * behind the UE, as RADIUS writes it (RFC 2865 5.22, RFC 3162 2.5): the
+ * prefix first ("192.0.2.0/24", "2001:db8:1::/48"; no length is a host),
+ * then a gateway and metrics, which a UPF has no use for (the session is
+ * the next hop). The prefix is read as an SDF filter's address is
+ * (sdf_addr): the bits past the length are masked, as the UE address's
+ * interface identifier is in a delegated prefix.
+ */
+static int
+h_framed(struct dec *d, void *obj, uint16_t t, const uint8_t *v, uint16_t n)
+{
+	struct pfcp_pdr *p = obj;
+	const uint8_t af = t == PFCP_IE_FRAMED_ROUTE ? 4 : 6;
+	char txt[INET6_ADDRSTRLEN + 8];
+	struct upf_prefix f;
+	unsigned int i, len;
+
+	for (len = 0; len < n && v[len] != ' '; len++)
+		;
+	if (len == 0 || len >= sizeof(txt) || memchr(v, '\0', len) != NULL)
+		return fail(d, PFCP_CAUSE_RULE_FAILURE, t, "PDR %u: %s: \"%.*s\" is not a prefix",
+			    p->c.id, ie_name(t), (int)RTE_MIN(len, 64u), (const char *)v);
+	memcpy(txt, v, len);
+	txt[len] = '\0';
+	if (sdf_addr(txt, false, &f) < 0 || f.af != af)
+		return fail(d, PFCP_CAUSE_RULE_FAILURE, t,
+			    "PDR %u: %s: \"%s\" is not an IPv%u prefix", p->c.id, ie_name(t), txt,
+			    af);
+	if (af == 6 && f.plen > UPF_FRAMED6_PLEN_MAX)
+		return fail(d, PFCP_CAUSE_RULE_FAILURE, t,
+			    "PDR %u: %s: a /%u: the UE table keys IPv6 by its /64, so at most a "
+			    "/%u is implemented",
+			    p->c.id, ie_name(t), f.plen, UPF_FRAMED6_PLEN_MAX);
+	for (i = 0; i < p->c.n_framed; i++)
+		if (memcmp(&p->c.framed[i], &f, sizeof(f)) == 0)
+			return 0;
+	if (p->c.n_framed == UPF_MAX_PDR_FRAMED)
+		return fail(d, PFCP_CAUSE_RULE_FAILURE, t, "PDR %u: more than %u framed routes",
+			    p->c.id, UPF_MAX_PDR_FRAMED);
+	p->c.framed[p->c.n_framed++] = f;
+	p->present |= PFCP_PDR_FRAMED;
 	return 0;
 }
 

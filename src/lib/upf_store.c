@@ -918,7 +918,7 @@ framed_ok(const struct upf_prefix *p)
 
 	if (!(p->af == 4 && p->plen <= 32) && !(p->af == 6 && p->plen <= UPF_FRAMED6_PLEN_MAX))
 		return false;
-	upf_ue_key_make(&k, 0, p->af, p->a, (p->af == 4 ? 32u : 64u) - p->plen);
+	upf_framed_key(&k, 0, p);
 	return memcmp(k.a, p->a, p->af == 4 ? 4 : 8) == 0 &&
 		(p->af == 4 || memcmp(p->a + 8, (const uint8_t[8]){ 0 }, 8) == 0);
 }
@@ -1399,8 +1399,7 @@ obj_keys(struct sess_obj *o, const struct upf_sess_conf *c)
 			const struct upf_prefix *f = &r->framed[k];
 			struct upf_ue_key key;
 
-			upf_ue_key_make(&key, r->ni == UPF_NI_NONE ? 0 : r->ni, f->af, f->a,
-					(f->af == 4 ? 32u : 64u) - f->plen);
+			upf_framed_key(&key, r->ni == UPF_NI_NONE ? 0 : r->ni, f);
 			ue_key_once(o, &key);
 		}
 	}

@@ -2654,16 +2654,24 @@ test_bar(void **state)
 	assert_int_equal(rte_mempool_in_use_count(mp), 0);
 }
 
-/* Put one downlink packet of session dp on worker 0's ring to the agent. */
+/* Put one downlink packet of session dp, len bytes (0: empty), on worker 0's ring to the agent. */
 static struct rte_mbuf *
-to_agent(const struct upf_sess_dp *dp)
+to_agent_len(const struct upf_sess_dp *dp, uint16_t len)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
 
 	assert_non_null(m);
+	if (len != 0)
+		assert_non_null(rte_pktmbuf_append(m, len));
 	m->hash.usr = dp->slot;
 	assert_int_equal(rte_ring_enqueue(st->wk[0].to_ctrl, m), 0);
 	return m;
+}
+
+static struct rte_mbuf *
+to_agent(const struct upf_sess_dp *dp)
+{
+	return to_agent_len(dp, 0);
 }
 
 /*
@@ -3472,16 +3480,8 @@ w_droth_urr(uint16_t group, uint64_t pk, uint64_t by)
 static void
 frames_to_agent(const struct upf_sess_dp *s, unsigned int n)
 {
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-
-		assert_non_null(m);
-		assert_non_null(rte_pktmbuf_append(m, 114));
-		m->hash.usr = s->slot;
-		assert_int_equal(rte_ring_enqueue(st->wk[0].to_ctrl, m), 0);
-	}
+	while (n-- > 0)
+		to_agent_len(s, 114);
 }
 
 /* Free what the agent handed back to worker 0 (released or discarded): how many. */

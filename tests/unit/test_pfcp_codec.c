@@ -1345,9 +1345,9 @@ test_bar(void **state)
 	assert_true(msg.present & PFCP_M_UPDATE_BAR_SRR);
 }
 
-/* A Create URR with triggers trig and, when qht != 0, a Quota Holding Time. */
+/* A Create URR 4 with triggers trig and, when v is not NULL, the IE type holding v (raw). */
 static int
-est_with_urr(uint16_t trig, uint32_t qht)
+est_with_urr_ie(uint16_t trig, uint16_t type, const void *v, size_t vn)
 {
 	struct pfcp_w w;
 	size_t o, pdi, r;
@@ -1363,10 +1363,20 @@ est_with_urr(uint16_t trig, uint32_t qht)
 	pfcp_w_raw8(&w, (uint8_t)trig);
 	pfcp_w_raw8(&w, (uint8_t)(trig >> 8));
 	pfcp_w_ie_end(&w, r);
-	if (qht != 0)
-		pfcp_w_ie_u32(&w, PFCP_IE_QUOTA_HOLDING_TIME, qht);
+	if (v != NULL)
+		pfcp_w_ie_bytes(&w, type, v, vn);
 	pfcp_w_ie_end(&w, o);
 	return est_end(&w);
+}
+
+/* A Create URR with triggers trig and, when qht != 0, a Quota Holding Time. */
+static int
+est_with_urr(uint16_t trig, uint32_t qht)
+{
+	const uint8_t v[4] = { (uint8_t)(qht >> 24), (uint8_t)(qht >> 16), (uint8_t)(qht >> 8),
+			       (uint8_t)qht };
+
+	return est_with_urr_ie(trig, PFCP_IE_QUOTA_HOLDING_TIME, qht != 0 ? v : NULL, 4);
 }
 
 /*
@@ -1401,21 +1411,7 @@ test_urr_start_holding(void **state)
 static int
 est_with_droth(const void *v, size_t vn)
 {
-	struct pfcp_w w;
-	size_t o, pdi;
-
-	est_begin(&w);
-	o = pdr_begin(&w, 1, &pdi);
-	pdr_end(&w, o, pdi);
-	far_drop(&w, 1);
-	o = pfcp_w_ie_begin(&w, PFCP_IE_CREATE_URR);
-	pfcp_w_ie_u32(&w, PFCP_IE_URR_ID, 4);
-	pfcp_w_ie_u8(&w, PFCP_IE_MEASUREMENT_METHOD, UPF_MM_VOLUM);
-	pfcp_w_ie_u8(&w, PFCP_IE_REPORTING_TRIGGERS, UPF_RT_DROTH);
-	if (v != NULL)
-		pfcp_w_ie_bytes(&w, PFCP_IE_DROPPED_DL_TRAFFIC_THRESHOLD, v, vn);
-	pfcp_w_ie_end(&w, o);
-	return est_end(&w);
+	return est_with_urr_ie(UPF_RT_DROTH, PFCP_IE_DROPPED_DL_TRAFFIC_THRESHOLD, v, vn);
 }
 
 /*
